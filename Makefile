@@ -1,0 +1,62 @@
+# Fray. `make run` serves the demo; `make test` runs every test. Both set themselves up on a fresh clone.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cksum < requirements.lock | cut -d' ' -f1)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PG_URL ?= postgres://postgres@127.0.0.1:5432/fray
+REDIS_TEST_URL ?= redis://127.0.0.1:6379/0
+# The interpreter named in .python-version: pyenv's shim, a plain python3.13/3.12, or pyenv's install folder.
+PYTHON ?= $(shell v=$$(cut -d. -f1,2 .python-version); \
+	for c in "python$$v" "$$HOME/.pyenv/versions/$$v"*/bin/python$$v python3.13 python3.12; do \
+	  p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; \
+	done)
+
+.PHONY: help setup run test test-unit test-e2e test-integration browser clean
+
+help:
+	@echo "make run   - set up and serve Fray with the demo campaign on http://$(HOST):$(PORT)/"
+	@echo "make test  - set up and run the whole test suite"
+
+$(STAMP): requirements.lock
+	@test -n "$(PYTHON)" || { echo "Fray needs Python 3.12 or 3.13 (see .python-version)."; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.lock
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+setup: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput -v0
+	$(BIN)/python manage.py collectstatic --noinput -v0
+
+run: setup
+	$(BIN)/python manage.py load_demo
+	@echo "Fray: http://$(HOST):$(PORT)/  (Ctrl-C stops the web server and the Celery worker)"
+	@set -m; DEBUG=$${DEBUG:-true} $(BIN)/celery -A config worker --beat --pool=solo --loglevel=warning & \
+	worker=$$!; trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	DEBUG=$${DEBUG:-true} $(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
+
+# Debian's Chromium drives the browser tests (Playwright never downloads its own browser here).
+browser:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "Install Debian's chromium package (sudo apt-get install chromium) for the browser tests."; exit 1; fi; }
+
+test: test-unit test-e2e
+
+test-unit: setup
+	$(BIN)/pytest -m "not integration and not e2e"
+
+test-e2e: setup browser
+	$(BIN)/pytest tests/e2e -m e2e
+
+# Against the real services: the whole suite on PostgreSQL with the Redis channel layer and broker.
+test-integration: setup
+	DATABASE_URL=$(PG_URL) REDIS_URL=$(REDIS_TEST_URL) $(BIN)/pytest -m "not e2e"
+
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,177 @@
+import zoneinfo
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+
+from campaigns.models import Campaign, Character, Invite, Membership, User
+from campaigns.services import normalise_code
+from combat.rules import registry
+from combat.rules.stats import BOOL, CHOICE, INT, TAGS, StatSchema
+
+TIMEZONE_CHOICES = [(name, name) for name in sorted(zoneinfo.available_timezones())]
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(required=False, help_text="Optional: for invites and session reminders.")
+    timezone = forms.ChoiceField(choices=TIMEZONE_CHOICES, initial="UTC")
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "email", "timezone")
+
+
+class ProfileForm(forms.ModelForm):
+    timezone = forms.ChoiceField(choices=TIMEZONE_CHOICES)
+
+    class Meta:
+        model = User
+        fields = ("first_name", "email", "timezone")
+        labels = {"first_name": "Display name"}
+
+
+class CampaignForm(forms.ModelForm):
+    class Meta:
+        model = Campaign
+        fields = ("name", "description", "combat_model", "enemy_health_visibility")
+        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
+
+
+class GMNotesForm(forms.ModelForm):
+    class Meta:
+        model = Campaign
+        fields = ("gm_notes",)
+        widgets = {"gm_notes": forms.Textarea(attrs={"rows": 6})}
+
+
+class InviteForm(forms.Form):
+    days = forms.TypedChoiceField(
+        label="Link valid for", choices=Invite.EXPIRY_CHOICES, coerce=int, initial=7,
+        error_messages={"invalid_choice": "Choose how long the invite stays valid: 1, 7 or 30 days."},
+    )
+
+
+class JoinCodeForm(forms.Form):
+    code = forms.CharField(
+        label="Join code", max_length=20,
+        widget=forms.TextInput(attrs={"autocapitalize": "characters", "autocomplete": "off", "spellcheck": "false",
+                                      "placeholder": "ABCD-2345", "inputmode": "text"}),
+    )
+
+    def clean_code(self):
+        code = normalise_code(self.cleaned_data["code"])
+        if len(code) != 8:
+            raise forms.ValidationError("A join code has 8 letters and digits, like ABCD-2345.")
+        return code
+
+
+class RoleForm(forms.Form):
+    role = forms.ChoiceField(choices=Membership.Role.choices)
+
+
+STAT_PREFIX = "s_"
+
+
+def _stat_field(stat):
+    attrs = {}
+    if stat.kind == INT:
+        if stat.min is not None:
+            attrs["min"] = stat.min
+        if stat.max is not None:
+            attrs["max"] = stat.max
+        attrs["inputmode"] = "numeric"
+        widget = forms.NumberInput(attrs=attrs)
+        return forms.CharField(label=stat.label, required=False, widget=widget, help_text=stat.help)
+    if stat.kind == CHOICE:
+        return forms.ChoiceField(
+            label=stat.label, required=False, choices=[(str(v), lbl) for v, lbl in stat.choices], help_text=stat.help
+        )
+    if stat.kind == BOOL:
+        return forms.BooleanField(label=stat.label, required=False, help_text=stat.help)
+    if stat.kind == TAGS:
+        return forms.CharField(label=stat.label, required=False, max_length=1000, help_text=stat.help)
+    raise ValueError(stat.kind)
+
+
+class CharacterForm(forms.ModelForm):
+    """A character with the stats of its combat model. The stat fields come from the rules core's schema."""
+
+    class Meta:
+        model = Character
+        fields = ("name", "system", "kind", "owner", "is_template", "quantity", "notes", "gm_notes")
+        widgets = {"notes": forms.Textarea(attrs={"rows": 3}), "gm_notes": forms.Textarea(attrs={"rows": 3})}
+        labels = {"owner": "Player"}
+
+    def __init__(self, *args, membership: Membership, system: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.membership = membership
+        campaign = membership.campaign
+        chosen = system or self.data.get("system") or self.instance.system or campaign.combat_model
+        if chosen not in registry.MODELS:
+            chosen = campaign.combat_model
+        self.schema: StatSchema = registry.get(chosen).stats
+        self.fields["system"].initial = chosen
+        self.fields["system"].error_messages["invalid_choice"] = "Choose one of the four combat models."
+        if membership.is_gm:
+            players = User.objects.filter(memberships__campaign=campaign).order_by("username")
+            self.fields["owner"].queryset = players
+            self.fields["owner"].required = False
+        else:
+            # A player makes and edits only their own PCs.
+            for name in ("kind", "owner", "is_template", "quantity", "gm_notes"):
+                del self.fields[name]
+        existing = self.instance.full_stats() if self.instance.pk and self.instance.system == chosen else None
+        values = existing or self.schema.defaults()
+        for stat in self.schema.stats:
+            field = _stat_field(stat)
+            value = values.get(stat.key, stat.default)
+            field.initial = ", ".join(value) if stat.kind == TAGS else value
+            self.fields[STAT_PREFIX + stat.key] = field
+
+    def stat_groups(self):
+        """[(group title, [bound fields])] in schema order, for the template."""
+        groups: dict[str, list] = {}
+        for stat in self.schema.stats:
+            groups.setdefault(stat.group or "Stats", []).append(self[STAT_PREFIX + stat.key])
+        return list(groups.items())
+
+    def main_fields(self):
+        return [self[name] for name in self.fields if not name.startswith(STAT_PREFIX)]
+
+    def clean(self):
+        cleaned = super().clean()
+        raw = {}
+        for stat in self.schema.stats:
+            name = STAT_PREFIX + stat.key
+            if stat.kind == BOOL:
+                raw[stat.key] = bool(cleaned.get(name))
+            elif name in self.data:
+                raw[stat.key] = self.data.get(name)
+        stats, errors = self.schema.validate(raw)
+        for key, sentence in errors.items():
+            self.add_error(STAT_PREFIX + key, sentence)
+        self.cleaned_stats = stats if not errors else None
+        return cleaned
+
+    def save(self, commit=True):
+        character = super().save(commit=False)
+        character.campaign = self.membership.campaign
+        character.stats = self.cleaned_stats
+        if not self.membership.is_gm:
+            character.kind = Character.Kind.PC
+            character.owner = self.membership.user
+            character.is_template = False
+            character.quantity = 1
+        if commit:
+            character.save()
+        return character
+
+    def _post_clean(self):
+        # Stats are assigned in save(); validate the instance with them so model rules see the real values.
+        # Stat errors are already on their fields; model validation then checks valid defaults instead.
+        stats = getattr(self, "cleaned_stats", None)
+        self.instance.stats = stats if stats is not None else self.schema.defaults()
+        if not self.membership.is_gm:
+            self.instance.kind = Character.Kind.PC
+            self.instance.owner = self.membership.user
+        self.instance.campaign = self.membership.campaign
+        super()._post_clean()

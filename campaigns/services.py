@@ -1,0 +1,104 @@
+"""The only writers of campaign data. Views validate input and call these."""
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaigns.models import Campaign, Character, Invite, Membership
+from campaigns.selectors import gm_count
+
+
+class ServiceError(Exception):
+    """A refusal with a sentence for the person who asked."""
+
+
+@transaction.atomic
+def create_campaign(user, *, name, description="", combat_model, enemy_health_visibility=None) -> Campaign:
+    campaign = Campaign(name=name, description=description, combat_model=combat_model, created_by=user)
+    if enemy_health_visibility:
+        campaign.enemy_health_visibility = enemy_health_visibility
+    campaign.full_clean()
+    campaign.save()
+    Membership.objects.create(campaign=campaign, user=user, role=Membership.Role.GM)
+    return campaign
+
+
+@transaction.atomic
+def regenerate_invite(campaign: Campaign, by, days: int) -> Invite:
+    """Revoke every usable invite of the campaign and make a fresh link and code."""
+    now = timezone.now()
+    campaign.invites.filter(revoked_at__isnull=True).update(revoked_at=now)
+    for _ in range(5):  # a join code collision is astronomically rare; retry rather than fail
+        try:
+            with transaction.atomic():
+                return Invite.objects.create(campaign=campaign, created_by=by, expires_at=Invite.expiry_from_now(days))
+        except IntegrityError:
+            continue
+    raise ServiceError("Could not make a new invite; please try again.")
+
+
+def revoke_invites(campaign: Campaign) -> int:
+    return campaign.invites.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def normalise_code(raw: str) -> str:
+    return "".join(ch for ch in (raw or "").upper() if ch.isalnum())
+
+
+def find_invite(*, token=None, code=None) -> Invite:
+    """The invite for a link token or a typed code, or a ServiceError saying why it cannot be used."""
+    if token is not None:
+        invite = Invite.objects.select_related("campaign").filter(token=token).first()
+    else:
+        invite = Invite.objects.select_related("campaign").filter(code=normalise_code(code)).first()
+    if invite is None:
+        raise ServiceError("That invite is not valid. Check the code or ask your GM for a new link.")
+    if invite.revoked_at is not None:
+        raise ServiceError("That invite was withdrawn by the GM. Ask them for a new link.")
+    if invite.expires_at <= timezone.now():
+        raise ServiceError("That invite has expired. Ask your GM for a new link.")
+    return invite
+
+
+@transaction.atomic
+def join_campaign(user, invite: Invite) -> tuple[Membership, bool]:
+    """Make `user` a player of the invite's campaign. Returns (membership, created); members stay as they are."""
+    invite = Invite.objects.select_for_update().get(pk=invite.pk)
+    if not invite.is_usable:
+        raise ServiceError("That invite can no longer be used. Ask your GM for a new link.")
+    membership, created = Membership.objects.get_or_create(
+        campaign_id=invite.campaign_id, user=user, defaults={"role": Membership.Role.PLAYER}
+    )
+    if created:
+        Invite.objects.filter(pk=invite.pk).update(uses=invite.uses + 1)
+        from campaigns.tasks import notify_gms_of_new_player
+
+        transaction.on_commit(lambda: notify_gms_of_new_player.delay(membership.pk))
+    return membership, created
+
+
+@transaction.atomic
+def set_role(campaign: Campaign, member: Membership, role: str) -> Membership:
+    member = Membership.objects.select_for_update().get(pk=member.pk, campaign=campaign)
+    if role not in Membership.Role.values:
+        raise ServiceError("Choose GM or player.")
+    if member.role == Membership.Role.GM and role != Membership.Role.GM and gm_count(campaign) <= 1:
+        raise ServiceError("A campaign needs at least one GM. Make someone else GM first.")
+    member.role = role
+    member.save(update_fields=["role"])
+    return member
+
+
+@transaction.atomic
+def remove_member(campaign: Campaign, member: Membership) -> None:
+    member = Membership.objects.select_for_update().get(pk=member.pk, campaign=campaign)
+    if member.is_gm and gm_count(campaign) <= 1:
+        raise ServiceError("A campaign needs at least one GM. Make someone else GM first.")
+    # Their PCs stay in the campaign (the story keeps them) but no longer have a player.
+    Character.objects.filter(campaign=campaign, owner=member.user).update(owner=None)
+    member.delete()
+
+
+def save_character(character: Character) -> Character:
+    character.full_clean()
+    character.save()
+    return character

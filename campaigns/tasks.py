@@ -1,0 +1,29 @@
+from celery import shared_task
+from django.conf import settings
+from django.core.mail import send_mail
+
+from campaigns.models import Membership
+
+
+@shared_task(ignore_result=True)
+def notify_gms_of_new_player(membership_id: int) -> int:
+    """E-mail the campaign's GMs that a player joined. Returns how many GMs were told."""
+    membership = Membership.objects.select_related("campaign", "user").filter(pk=membership_id).first()
+    if membership is None:
+        return 0
+    campaign = membership.campaign
+    recipients = list(
+        campaign.memberships.filter(role=Membership.Role.GM)
+        .exclude(user__email="")
+        .values_list("user__email", flat=True)
+    )
+    if not recipients:
+        return 0
+    url = settings.FRAY_BASE_URL.rstrip("/") + campaign.get_absolute_url()
+    send_mail(
+        subject=f"{membership.user} joined {campaign.name}",
+        message=f"{membership.user} joined your campaign {campaign.name} on Fray.\n\n{url}\n",
+        from_email=None,
+        recipient_list=recipients,
+    )
+    return len(recipients)

@@ -1,0 +1,291 @@
+"""Thin views: check membership, validate input, call a service, render. One view serves page and partial."""
+
+import segno
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from campaigns import selectors, services
+from campaigns.forms import (
+    CampaignForm,
+    CharacterForm,
+    GMNotesForm,
+    InviteForm,
+    JoinCodeForm,
+    ProfileForm,
+    RoleForm,
+    SignupForm,
+)
+from campaigns.models import Character, Membership
+from ships.selectors import ships_for
+
+
+def _safe_next(request, fallback="home"):
+    target = request.POST.get("next") or request.GET.get("next")
+    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure()):
+        return target
+    return reverse(fallback)
+
+
+def home(request):
+    if not request.user.is_authenticated:
+        return render(request, "campaigns/landing.html")
+    memberships = selectors.memberships_for(request.user)
+    return render(request, "campaigns/home.html", {"memberships": memberships})
+
+
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect(_safe_next(request))
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect(_safe_next(request))
+    return render(request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")})
+
+
+@login_required
+def profile(request):
+    form = ProfileForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Profile saved.")
+        return redirect("profile")
+    return render(request, "registration/profile.html", {"form": form})
+
+
+@login_required
+def campaign_create(request):
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        campaign = services.create_campaign(request.user, **form.cleaned_data)
+        return redirect(campaign)
+    return render(request, "campaigns/campaign_form.html", {"form": form, "creating": True})
+
+
+@login_required
+def campaign_detail(request, campaign_id):
+    membership = selectors.membership_or_404(request.user, campaign_id)
+    campaign = membership.campaign
+    characters = list(selectors.visible_characters(membership))
+    context = {
+        "membership": membership,
+        "campaign": campaign,
+        "my_characters": [c for c in characters if c.owner_id == request.user.id and c.is_pc],
+        "pcs": [c for c in characters if c.is_pc],
+        "npcs": [c for c in characters if not c.is_pc],
+        "ships": ships_for(campaign),
+    }
+    if membership.is_gm:
+        invite = selectors.usable_invite(campaign)
+        context.update(
+            members=campaign.memberships.select_related("user"),
+            invite=invite,
+            invite_form=InviteForm(),
+            notes_form=GMNotesForm(instance=campaign),
+        )
+        if invite:
+            link = request.build_absolute_uri(reverse("join_link", args=[invite.token]))
+            context["invite_link"] = link
+            context["invite_qr"] = segno.make(link, error="m").svg_inline(
+                scale=4, dark="#000", light="#fff", title="QR code of the invite link"
+            )
+    return render(request, "campaigns/campaign_detail.html", context)
+
+
+@login_required
+def campaign_edit(request, campaign_id):
+    membership = selectors.gm_membership_or_404(request.user, campaign_id)
+    form = CampaignForm(request.POST or None, instance=membership.campaign)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Campaign saved.")
+        return redirect(membership.campaign)
+    return render(request, "campaigns/campaign_form.html", {"form": form, "campaign": membership.campaign})
+
+
+@login_required
+def gm_notes(request, campaign_id):
+    """Inline edit: GET ?edit=1 gives the form, POST saves; htmx swaps the notes block, a plain browser reloads."""
+    membership = selectors.gm_membership_or_404(request.user, campaign_id)
+    campaign = membership.campaign
+    form = GMNotesForm(request.POST or None, instance=campaign)
+    editing = request.method == "GET" and request.GET.get("edit") == "1"
+    if request.method == "POST":
+        if form.is_valid():
+            form.save()
+            if not request.htmx:
+                messages.success(request, "GM notes saved.")
+                return redirect(campaign)
+        else:
+            editing = True
+    if not request.htmx:
+        return render(request, "campaigns/gm_notes_page.html",
+                      {"campaign": campaign, "notes_form": form, "editing": True, "membership": membership},
+                      status=400 if form.errors else 200)
+    return render(
+        request, "campaigns/campaign_detail.html#gm-notes",
+        {"campaign": campaign, "notes_form": form, "editing": editing, "membership": membership},
+    )
+
+
+@login_required
+@require_POST
+def invite_regenerate(request, campaign_id):
+    membership = selectors.gm_membership_or_404(request.user, campaign_id)
+    form = InviteForm(request.POST)
+    if form.is_valid():
+        services.regenerate_invite(membership.campaign, request.user, form.cleaned_data["days"])
+        messages.success(request, "New invite ready. Older links and codes no longer work.")
+    else:
+        messages.error(request, form.errors["days"][0])
+    return redirect(reverse("campaign", args=[campaign_id]) + "#invite")
+
+
+@login_required
+@require_POST
+def invite_revoke(request, campaign_id):
+    membership = selectors.gm_membership_or_404(request.user, campaign_id)
+    services.revoke_invites(membership.campaign)
+    messages.success(request, "Invite withdrawn. Nobody can join with it any more.")
+    return redirect(reverse("campaign", args=[campaign_id]) + "#invite")
+
+
+@login_required
+def join_link(request, token):
+    try:
+        invite = services.find_invite(token=token)
+    except services.ServiceError as exc:
+        return render(request, "campaigns/join.html", {"error": str(exc), "form": JoinCodeForm()}, status=404)
+    return _join(request, invite)
+
+
+@login_required
+def join_code(request):
+    form = JoinCodeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            invite = services.find_invite(code=form.cleaned_data["code"])
+        except services.ServiceError as exc:
+            form.add_error("code", str(exc))
+        else:
+            return _join(request, invite, confirmed=True)
+    return render(request, "campaigns/join.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _join(request, invite, confirmed=False):
+    existing = Membership.objects.filter(campaign=invite.campaign, user=request.user).first()
+    if existing:
+        messages.info(request, f"You are already in {invite.campaign.name}.")
+        return redirect(invite.campaign)
+    if request.method == "POST" and (confirmed or request.POST.get("confirm") == "1"):
+        try:
+            services.join_campaign(request.user, invite)
+        except services.ServiceError as exc:
+            return render(request, "campaigns/join.html", {"error": str(exc), "form": JoinCodeForm()}, status=400)
+        messages.success(request, f"Welcome to {invite.campaign.name}! Make your character next.")
+        return redirect(invite.campaign)
+    return render(request, "campaigns/join_confirm.html", {"invite": invite})
+
+
+@login_required
+@require_POST
+def member_role(request, campaign_id, member_id):
+    membership = selectors.gm_membership_or_404(request.user, campaign_id)
+    member = get_object_or_404(Membership, pk=member_id, campaign=membership.campaign)
+    form = RoleForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose GM or player.")
+    else:
+        try:
+            member = services.set_role(membership.campaign, member, form.cleaned_data["role"])
+            messages.success(request, f"{member.user} is now {'a GM' if member.is_gm else 'a player'}.")
+        except services.ServiceError as exc:
+            messages.error(request, str(exc))
+    return redirect(reverse("campaign", args=[campaign_id]) + "#members")
+
+
+@login_required
+@require_POST
+def member_remove(request, campaign_id, member_id):
+    membership = selectors.gm_membership_or_404(request.user, campaign_id)
+    member = get_object_or_404(Membership.objects.select_related("user"), pk=member_id, campaign=membership.campaign)
+    try:
+        services.remove_member(membership.campaign, member)
+        messages.success(request, f"{member.user} left the campaign; their characters stay without a player.")
+    except services.ServiceError as exc:
+        messages.error(request, str(exc))
+    return redirect(reverse("campaign", args=[campaign_id]) + "#members")
+
+
+@login_required
+def character_create(request, campaign_id):
+    membership = selectors.membership_or_404(request.user, campaign_id)
+    return _character_form(request, membership, Character(campaign=membership.campaign))
+
+
+@login_required
+def character_edit(request, campaign_id, character_id):
+    membership = selectors.membership_or_404(request.user, campaign_id)
+    character = selectors.character_or_404(membership, character_id)
+    if not selectors.can_edit_character(membership, character):
+        raise Http404("No such page.")
+    return _character_form(request, membership, character)
+
+
+def _character_form(request, membership, character):
+    system = request.GET.get("system") if request.method == "GET" else None
+    form = CharacterForm(request.POST or None, instance=character, membership=membership, system=system)
+    if request.method == "POST" and form.is_valid():
+        saved = form.save()
+        messages.success(request, f"{saved.name} saved.")
+        return redirect(saved)
+    context = {"form": form, "campaign": membership.campaign, "membership": membership, "character": character}
+    if request.htmx and request.method == "GET":
+        # The combat model changed: swap in the stat fields of the chosen model.
+        return render(request, "campaigns/character_form.html#stat-fields", context)
+    return render(request, "campaigns/character_form.html", context, status=400 if request.method == "POST" else 200)
+
+
+@login_required
+def character_detail(request, campaign_id, character_id):
+    membership = selectors.membership_or_404(request.user, campaign_id)
+    character = selectors.character_or_404(membership, character_id)
+    full = selectors.can_see_character_details(membership, character)
+    context = {
+        "membership": membership,
+        "campaign": membership.campaign,
+        "character": character,
+        "full": full,
+        "can_edit": selectors.can_edit_character(membership, character),
+    }
+    if full:
+        schema = character.model.stats
+        values = character.full_stats()
+        groups: dict[str, list] = {}
+        for stat in schema.stats:
+            value = values.get(stat.key, stat.default)
+            if stat.choices:
+                value = dict(stat.choices).get(value, value)
+            groups.setdefault(stat.group or "Stats", []).append((stat, value))
+        context["stat_groups"] = list(groups.items())
+    return render(request, "campaigns/character_detail.html", context)
+
+
+@login_required
+@require_POST
+def character_delete(request, campaign_id, character_id):
+    membership = selectors.membership_or_404(request.user, campaign_id)
+    character = selectors.character_or_404(membership, character_id)
+    if not selectors.can_edit_character(membership, character):
+        raise Http404("No such page.")
+    name = character.name
+    character.delete()
+    messages.success(request, f"{name} deleted.")
+    return redirect(membership.campaign)

@@ -1,0 +1,1 @@
+"""The rules core: pure Python, no Django, no I/O. Randomness only through combat.rules.dice.Dice."""

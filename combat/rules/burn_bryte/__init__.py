@@ -1,0 +1,1 @@
+"""Burn Bryte: three-phase rounds and push-your-luck skill rolls."""

@@ -1,0 +1,50 @@
+"""The Expanse (AGE) character stats."""
+
+from combat.rules.stats import CHOICE, INT, TAGS, Stat, StatSchema
+
+ABILITIES = (
+    "Accuracy", "Communication", "Constitution", "Dexterity", "Fighting",
+    "Intelligence", "Perception", "Strength", "Willpower",
+)
+
+# Armour from the seed's table: (armour rating, penalty to Dexterity and Speed).
+ARMOUR = {
+    "none": ("No armour", 0, 0),
+    "padding": ("Padding", 1, 0),
+    "light": ("Light armour", 2, -1),
+    "medium": ("Medium armour", 4, -2),
+    "heavy": ("Heavy armour", 6, -3),
+    "power": ("Power armour", 12, 0),
+}
+
+CONDITIONS = (
+    "Injured", "Wounded", "Taken out", "Prone", "Fatigued", "Exhausted", "Helpless", "Unconscious",
+    "Blinded", "Deafened", "Restrained", "Hindered", "Free-falling", "Dying",
+)
+
+
+def ability_key(ability: str) -> str:
+    return ability.lower()
+
+
+STATS = StatSchema(
+    model="expanse",
+    stats=(
+        *(Stat(ability_key(a), a, INT, default=1, min=-5, max=12, group="Abilities") for a in ABILITIES),
+        Stat("focuses", "Focuses", TAGS, default=(), group="Abilities",
+             help='Comma-separated, e.g. "Dexterity (Initiative), Accuracy (Pistols)".'),
+        Stat("defense", "Defense", INT, default=11, min=0, max=40, group="Combat", help="Usually 10 + Dexterity."),
+        Stat("toughness", "Toughness", INT, default=1, min=0, max=20, group="Combat",
+             help="Usually Constitution (not below 0); armour adds separately."),
+        Stat("armour", "Armour", CHOICE, default="none", choices=tuple((k, v[0]) for k, v in ARMOUR.items()),
+             group="Combat"),
+        Stat("speed", "Speed (m)", INT, default=11, min=0, max=40, group="Combat"),
+        Stat("fortune", "Fortune", INT, default=15, min=0, max=200, group="Fortune"),
+        Stat("fortune_max", "Maximum Fortune", INT, default=15, min=0, max=200, group="Fortune"),
+        Stat("level", "Level", INT, default=1, min=1, max=20, group="Fortune"),
+        Stat("conditions", "Conditions", TAGS, default=(), group="Conditions", allowed_tags=CONDITIONS),
+    ),
+    capped=(("fortune", "fortune_max"),),
+)
+
+SUMMARY = ("defense", "toughness", "fortune", "level")

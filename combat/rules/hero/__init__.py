@@ -1,0 +1,1 @@
+"""HERO System: the speed chart, segments and phases."""

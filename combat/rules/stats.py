@@ -1,0 +1,141 @@
+"""Stat schemas: the fields a character has under one combat model, with their limits.
+
+Declared as data so the rules engine, the forms and the demo data share one definition. `validate`
+turns raw input (strings from a form or values from JSON) into clean values, or explains in a
+sentence per field what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+INT = "int"
+CHOICE = "choice"
+BOOL = "bool"
+TAGS = "tags"  # a list of short strings, typed comma-separated
+
+
+@dataclass(frozen=True)
+class Stat:
+    key: str
+    label: str
+    kind: str = INT
+    default: Any = 0
+    min: int | None = None
+    max: int | None = None
+    choices: tuple[tuple[Any, str], ...] = ()
+    group: str = ""
+    help: str = ""
+    allowed_tags: tuple[str, ...] = ()
+
+    def clean(self, raw: Any) -> Any:
+        """Return the clean value or raise ValueError with a sentence for the player."""
+        if self.kind == BOOL:
+            if isinstance(raw, str):
+                return raw.strip().lower() in {"1", "true", "on", "yes"}
+            return bool(raw)
+        if self.kind == TAGS:
+            if raw is None or raw == "":
+                return []
+            items = raw.split(",") if isinstance(raw, str) else list(raw)
+            tags = []
+            for item in items:
+                if not isinstance(item, str):
+                    raise ValueError(f"{self.label} must be a list of words.")
+                tag = " ".join(item.split())
+                if not tag:
+                    continue
+                if len(tag) > 60:
+                    raise ValueError(f"Each entry in {self.label} must be at most 60 characters.")
+                if self.allowed_tags:
+                    match = next((a for a in self.allowed_tags if a.lower() == tag.lower()), None)
+                    if match is None:
+                        raise ValueError(f"{tag!r} is not one of the {self.label.lower()}: {', '.join(self.allowed_tags)}.")
+                    tag = match
+                if tag not in tags:
+                    tags.append(tag)
+            return tags
+        if self.kind == CHOICE:
+            values = {str(value): value for value, _ in self.choices}
+            if raw is None or str(raw) not in values:
+                options = ", ".join(label for _, label in self.choices)
+                raise ValueError(f"{self.label} must be one of: {options}.")
+            return values[str(raw)]
+        # INT
+        if isinstance(raw, bool):
+            raise ValueError(f"{self.label} must be a whole number.")
+        if isinstance(raw, str):
+            raw = raw.strip()
+            if raw in {"", "-", "+"}:
+                raise ValueError(f"{self.label} is required.")
+        try:
+            value = int(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"{self.label} must be a whole number.") from None
+        if isinstance(raw, float) and raw != value:
+            raise ValueError(f"{self.label} must be a whole number.")
+        if self.min is not None and value < self.min:
+            raise ValueError(f"{self.label} cannot be below {self.min}.")
+        if self.max is not None and value > self.max:
+            raise ValueError(f"{self.label} cannot be above {self.max}.")
+        return value
+
+
+@dataclass(frozen=True)
+class StatSchema:
+    """All stats of one combat model plus the (current, maximum) pairs that must stay ordered."""
+
+    model: str
+    stats: tuple[Stat, ...]
+    capped: tuple[tuple[str, str], ...] = ()
+    groups: tuple[str, ...] = field(default=())
+
+    def __post_init__(self):
+        keys = [s.key for s in self.stats]
+        assert len(keys) == len(set(keys)), f"duplicate stat keys in {self.model}"
+
+    def get(self, key: str) -> Stat:
+        for stat in self.stats:
+            if stat.key == key:
+                return stat
+        raise KeyError(key)
+
+    def defaults(self) -> dict[str, Any]:
+        return {s.key: (list(s.default) if s.kind == TAGS else s.default) for s in self.stats}
+
+    def validate(self, data: Mapping[str, Any], partial: bool = False) -> tuple[dict[str, Any], dict[str, str]]:
+        """Clean `data`. With partial=True, missing keys are left out instead of defaulted.
+
+        Returns (clean values, errors by key). Unknown keys are ignored.
+        """
+        clean: dict[str, Any] = {}
+        errors: dict[str, str] = {}
+        for stat in self.stats:
+            if stat.key not in data:
+                if partial:
+                    continue
+                if stat.kind == BOOL:
+                    clean[stat.key] = False  # an unticked checkbox is not sent at all
+                    continue
+                clean[stat.key] = list(stat.default) if stat.kind == TAGS else stat.default
+                continue
+            try:
+                clean[stat.key] = stat.clean(data[stat.key])
+            except ValueError as exc:
+                errors[stat.key] = str(exc)
+        for current, maximum in self.capped:
+            if current in clean and maximum in clean and current not in errors and maximum not in errors:
+                if clean[current] > clean[maximum]:
+                    errors[current] = (
+                        f"{self.get(current).label} cannot be above {self.get(maximum).label} ({clean[maximum]})."
+                    )
+        return clean, errors
+
+    def summary(self, values: Mapping[str, Any], keys: tuple[str, ...]) -> list[tuple[str, Any]]:
+        return [(self.get(k).label, values.get(k, self.get(k).default)) for k in keys]
+
+
+def die_choices(sizes=(4, 6, 8, 10, 12)) -> tuple[tuple[int, str], ...]:
+    return tuple((size, f"d{size}") for size in sizes)

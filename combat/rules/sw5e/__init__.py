@@ -1,0 +1,1 @@
+"""SW5e starship combat: ship initiative, power dice, shields, crew turns."""

@@ -1,0 +1,84 @@
+"""SW5e starship statistics: sizes, tiers, shields, reactors, power couplings. Pure data and arithmetic."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+SIZES = {
+    # size: (hull and shield die, dice at tier 0, extra dice per tier)
+    "tiny": (4, 1, 1),
+    "small": (6, 3, 1),
+    "medium": (8, 5, 1),
+    "large": (10, 7, 1),
+    "huge": (12, 9, 2),
+    "gargantuan": (20, 11, 2),
+}
+SIZE_CHOICES = tuple((k, k.capitalize()) for k in SIZES)
+
+TIERS = range(0, 6)
+
+# Shield type: (capacity multiplier, regeneration multiplier)
+SHIELD_TYPES = {
+    "directional": (Fraction(1), Fraction(1)),
+    "fortress": (Fraction(3, 2), Fraction(2, 3)),
+    "quick_charge": (Fraction(2, 3), Fraction(3, 2)),
+}
+SHIELD_CHOICES = (("directional", "Directional"), ("fortress", "Fortress"), ("quick_charge", "Quick-charge"))
+
+REACTOR_CHOICES = (("fuel_cell", "Fuel cell"), ("ionization", "Ionization"), ("power_core", "Power core"))
+
+SYSTEMS = ("communications", "engines", "shields", "sensors", "weapons")
+STORES = ("central",) + SYSTEMS
+
+COUPLING_CHOICES = (("direct", "Direct"), ("distributed", "Distributed"), ("hub_and_spoke", "Hub-and-spoke"))
+COUPLING_CAPACITY = {
+    "direct": {"central": 4, **{s: 0 for s in SYSTEMS}},
+    "distributed": {"central": 0, **{s: 2 for s in SYSTEMS}},
+    "hub_and_spoke": {"central": 2, **{s: 1 for s in SYSTEMS}},
+}
+
+POWER_DIE_BY_TIER = {0: 1, 1: 4, 2: 6, 3: 8, 4: 10, 5: 12}  # tier 0 spends a flat 1 (a "d1")
+
+
+def hull_die(size: str) -> int:
+    return SIZES[size][0]
+
+
+def hull_dice_total(size: str, tier: int) -> int:
+    _, base, per_tier = SIZES[size]
+    return base + per_tier * tier
+
+
+def power_die(tier: int) -> int:
+    return POWER_DIE_BY_TIER[tier]
+
+
+def power_die_label(tier: int) -> str:
+    die = power_die(tier)
+    return "1 (flat)" if die == 1 else f"d{die}"
+
+
+def store_capacity(coupling: str, store: str) -> int:
+    return COUPLING_CAPACITY[coupling][store]
+
+
+def coupling_total(coupling: str) -> int:
+    return sum(COUPLING_CAPACITY[coupling].values())
+
+
+def stored_dice_errors(coupling: str, stored: dict[str, int]) -> dict[str, str]:
+    """A sentence for each store holding more power dice than the coupling allows."""
+    errors = {}
+    for store in STORES:
+        count = stored.get(store, 0)
+        cap = store_capacity(coupling, store)
+        if count > cap:
+            label = "the central store" if store == "central" else f"the {store} store"
+            errors[store] = f"{count} power dice do not fit in {label}: this coupling holds {cap} there."
+    return errors
+
+
+def shield_regeneration(shield_type: str, tier_die: int) -> int:
+    """Shield points regained by spending one shield die: its maximum × the type's regeneration multiplier."""
+    _, regen = SHIELD_TYPES[shield_type]
+    return int(tier_die * regen)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ShipsConfig(AppConfig):
+    name = "ships"
+    verbose_name = "Ships"

@@ -1,0 +1,137 @@
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+
+from combat.rules.sw5e import ship as sw5e
+from combat.rules.sw5e.stats import STATIONS
+
+
+class Ship(models.Model):
+    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="ships")
+    name = models.CharField(max_length=80)
+    notes = models.TextField(blank=True, max_length=4000)
+
+    # Burn Bryte
+    livability_rating = models.PositiveSmallIntegerField(
+        "Livability Rating", default=3, help_text="Caps the party's Advantages and each crew member's Nova points."
+    )
+    mi_health = models.PositiveSmallIntegerField("Magical Intelligence Health Levels", default=3)
+    mi_health_max = models.PositiveSmallIntegerField("Maximum MI Health Levels", default=3)
+
+    # SW5e
+    size = models.CharField(max_length=12, choices=sw5e.SIZE_CHOICES, default="medium")
+    tier = models.PositiveSmallIntegerField(default=0, help_text="0 to 5; sets the power die size.")
+    hull = models.PositiveIntegerField("hull points", default=30)
+    hull_max = models.PositiveIntegerField("maximum hull points", default=30)
+    shields = models.PositiveIntegerField("shield points", default=20)
+    shields_max = models.PositiveIntegerField("maximum shield points", default=20)
+    hull_dice = models.PositiveSmallIntegerField("hull dice remaining", default=5)
+    shield_dice = models.PositiveSmallIntegerField("shield dice remaining", default=5)
+    shield_type = models.CharField(max_length=12, choices=sw5e.SHIELD_CHOICES, default="directional")
+    reactor = models.CharField(max_length=12, choices=sw5e.REACTOR_CHOICES, default="fuel_cell")
+    coupling = models.CharField("power coupling", max_length=14, choices=sw5e.COUPLING_CHOICES, default="direct")
+    power_central = models.PositiveSmallIntegerField("power dice in central store", default=0)
+    power_communications = models.PositiveSmallIntegerField("power dice for communications", default=0)
+    power_engines = models.PositiveSmallIntegerField("power dice for engines", default=0)
+    power_shields = models.PositiveSmallIntegerField("power dice for shields", default=0)
+    power_sensors = models.PositiveSmallIntegerField("power dice for sensors", default=0)
+    power_weapons = models.PositiveSmallIntegerField("power dice for weapons", default=0)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(tier__lte=5), name="ship_tier_0_to_5"),
+            models.CheckConstraint(condition=models.Q(hull__lte=models.F("hull_max")), name="hull_within_max"),
+            models.CheckConstraint(condition=models.Q(shields__lte=models.F("shields_max")),
+                                   name="shields_within_max"),
+            models.CheckConstraint(condition=models.Q(mi_health__lte=models.F("mi_health_max")),
+                                   name="mi_health_within_max"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("ship", args=[self.campaign_id, self.pk])
+
+    # Derived SW5e figures
+    @property
+    def hull_die(self):
+        return sw5e.hull_die(self.size)
+
+    @property
+    def hull_dice_max(self):
+        return sw5e.hull_dice_total(self.size, self.tier) if self.tier <= 5 else 0
+
+    @property
+    def power_die_label(self):
+        return sw5e.power_die_label(self.tier) if self.tier <= 5 else "?"
+
+    def stored_power(self) -> dict[str, int]:
+        return {store: getattr(self, f"power_{store}") or 0 for store in sw5e.STORES}
+
+    def power_stores(self):
+        """[(store, stored, capacity)] for the stores this coupling has."""
+        stored = self.stored_power()
+        return [
+            (store, stored[store], sw5e.store_capacity(self.coupling, store))
+            for store in sw5e.STORES
+            if sw5e.store_capacity(self.coupling, store) or stored[store]
+        ]
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        if self.tier is not None and self.tier > 5:
+            errors["tier"] = "Tier goes from 0 to 5."
+        if self.livability_rating is not None and not 1 <= self.livability_rating <= 10:
+            errors["livability_rating"] = "Livability Rating goes from 1 to 10."
+        if self.mi_health_max is not None and self.mi_health_max > 20:
+            errors["mi_health_max"] = "Maximum MI Health Levels cannot be above 20."
+        for current, maximum, label in (
+            ("hull", "hull_max", "Hull points"),
+            ("shields", "shields_max", "Shield points"),
+            ("mi_health", "mi_health_max", "MI Health Levels"),
+        ):
+            cur, top = getattr(self, current), getattr(self, maximum)
+            if cur is not None and top is not None and cur > top:
+                errors[current] = f"{label} cannot be above the maximum ({top})."
+        if self.size in sw5e.SIZES and self.tier is not None and self.tier <= 5:
+            for field, label in (("hull_dice", "Hull dice"), ("shield_dice", "Shield dice")):
+                count = getattr(self, field)
+                if count is not None and count > self.hull_dice_max:
+                    errors[field] = (
+                        f"{label} cannot be above {self.hull_dice_max} for a tier {self.tier} {self.size} ship."
+                    )
+        if self.coupling in sw5e.COUPLING_CAPACITY:
+            for store, sentence in sw5e.stored_dice_errors(self.coupling, self.stored_power()).items():
+                errors[f"power_{store}"] = sentence[0].upper() + sentence[1:]
+        if errors:
+            raise ValidationError(errors)
+
+
+class CrewAssignment(models.Model):
+    ship = models.ForeignKey(Ship, on_delete=models.CASCADE, related_name="crew")
+    character = models.ForeignKey("campaigns.Character", on_delete=models.CASCADE, related_name="crew_posts")
+    station = models.CharField(max_length=12, choices=STATIONS)
+
+    class Meta:
+        ordering = ["station", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["ship", "character"], name="one_station_per_character_per_ship"),
+            models.UniqueConstraint(fields=["ship"], condition=models.Q(station="pilot"), name="one_pilot_per_ship"),
+        ]
+
+    def __str__(self):
+        return f"{self.character} — {self.get_station_display()} on {self.ship}"
+
+    def clean(self):
+        super().clean()
+        if self.ship_id and self.character_id and self.ship.campaign_id != self.character.campaign_id:
+            raise ValidationError({"character": "That character is not in this ship's campaign."})
+        if self.station == "pilot" and self.ship_id:
+            others = CrewAssignment.objects.filter(ship_id=self.ship_id, station="pilot").exclude(pk=self.pk)
+            if others.exists():
+                raise ValidationError({"station": "This ship already has a pilot at the helm."})

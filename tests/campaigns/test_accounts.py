@@ -1,0 +1,110 @@
+import pytest
+from django.urls import reverse
+
+from campaigns.models import User
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+def test_sign_up_logs_in_and_keeps_time_zone(client):
+    response = client.post(reverse("signup"), {
+        "username": "gemma", "email": "", "timezone": "Europe/Paris",
+        "password1": PASSWORD, "password2": PASSWORD,
+    })
+    assert response.status_code == 302
+    user = User.objects.get(username="gemma")
+    assert user.timezone == "Europe/Paris"
+    assert client.get(reverse("home")).context["user"] == user
+
+
+def test_sign_up_refuses_weak_password_with_a_sentence(client):
+    response = client.post(reverse("signup"), {
+        "username": "gemma", "timezone": "UTC", "password1": "12345678", "password2": "12345678",
+    })
+    assert response.status_code == 200
+    assert "This password is too common." in response.content.decode()
+    assert not User.objects.filter(username="gemma").exists()
+
+
+def test_sign_up_returns_to_the_invite_it_came_from(client):
+    response = client.post(reverse("signup") + "?next=/join/abc/", {
+        "username": "ana", "timezone": "UTC", "password1": PASSWORD, "password2": PASSWORD, "next": "/join/abc/",
+    })
+    assert response["Location"] == "/join/abc/"
+
+
+def test_sign_up_ignores_an_offsite_next(client):
+    response = client.post(reverse("signup"), {
+        "username": "ana", "timezone": "UTC", "password1": PASSWORD, "password2": PASSWORD,
+        "next": "https://evil.example.com/",
+    })
+    assert response["Location"] == reverse("home")
+
+
+def test_log_in_and_log_out(client, gm):
+    response = client.post(reverse("login"), {"username": "gemma", "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.get(reverse("home")).context["user"] == gm
+    response = client.post(reverse("logout"))
+    assert response.status_code == 302
+    assert not client.get(reverse("home")).context["user"].is_authenticated
+
+
+def test_wrong_password_says_so(client, gm):
+    response = client.post(reverse("login"), {"username": "gemma", "password": "nope"})
+    assert response.status_code == 200
+    assert "Please enter a correct username and password" in response.content.decode()
+
+
+def test_failed_logins_are_rate_limited(client, gm, settings):
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post(reverse("login"), {"username": "gemma", "password": "wrong"})
+    # Even the right password is refused while locked out.
+    response = client.post(reverse("login"), {"username": "gemma", "password": PASSWORD})
+    assert response.status_code == 429
+    assert "Too many failed logins" in response.content.decode()
+    assert not client.get(reverse("home")).context["user"].is_authenticated
+
+
+def test_lockout_is_per_account(client, gm, player):
+    for _ in range(5):
+        client.post(reverse("login"), {"username": "gemma", "password": "wrong"})
+    response = client.post(reverse("login"), {"username": "ana", "password": PASSWORD})
+    assert response.status_code == 302
+
+
+def test_password_change_needs_the_old_password(client, gm):
+    client.force_login(gm)
+    response = client.post(reverse("password_change"), {
+        "old_password": "wrong", "new_password1": "another-Long-secret-77", "new_password2": "another-Long-secret-77",
+    })
+    assert "Your old password was entered incorrectly" in response.content.decode()
+    response = client.post(reverse("password_change"), {
+        "old_password": PASSWORD, "new_password1": "another-Long-secret-77", "new_password2": "another-Long-secret-77",
+    })
+    assert response.status_code == 302
+    gm.refresh_from_db()
+    assert gm.check_password("another-Long-secret-77")
+
+
+def test_profile_time_zone_must_be_real(client, gm):
+    client.force_login(gm)
+    response = client.post(reverse("profile"), {"first_name": "Gemma", "email": "", "timezone": "Mars/Olympus"})
+    assert "Select a valid choice" in response.content.decode()
+    gm.refresh_from_db()
+    assert gm.timezone == "UTC"
+
+
+def test_forms_carry_csrf_tokens(client):
+    for name in ("signup", "login"):
+        assert "csrfmiddlewaretoken" in client.get(reverse(name)).content.decode()
+
+
+def test_posts_without_csrf_are_refused(gm):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(gm)
+    response = strict.post(reverse("campaign_create"), {"name": "X", "combat_model": "hero"})
+    assert response.status_code == 403

@@ -1,0 +1,138 @@
+import math
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.urls import reverse
+from django.utils import timezone
+
+from campaigns import services
+from campaigns.models import JOIN_CODE_ALPHABET, Invite, Membership
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def invite(campaign, gm):
+    return services.regenerate_invite(campaign, gm, days=7)
+
+
+def test_invite_token_is_unguessable_and_code_is_phone_friendly(invite):
+    # token_urlsafe: 6 bits a character
+    assert len(invite.token) * 6 >= 128
+    assert len(invite.code) == 8 and set(invite.code) <= set(JOIN_CODE_ALPHABET)
+    assert not set("0O1IL") & set(JOIN_CODE_ALPHABET)
+    assert math.log2(len(JOIN_CODE_ALPHABET)) * 8 > 38
+
+
+def test_gm_page_shows_code_link_and_qr(client, gm, campaign, invite):
+    client.force_login(gm)
+    page = client.get(campaign.get_absolute_url()).content.decode()
+    assert invite.code_display in page
+    assert f"/join/{invite.token}/" in page
+    assert "<svg" in page and "QR code of the invite link" in page
+
+
+def test_players_never_see_the_invite(client, player, campaign, invite):
+    client.force_login(player)
+    page = client.get(campaign.get_absolute_url()).content.decode()
+    assert invite.token not in page and invite.code not in page and invite.code_display not in page
+    assert client.post(reverse("invite_regenerate", args=[campaign.pk]), {"days": 7}).status_code == 404
+    assert client.post(reverse("invite_revoke", args=[campaign.pk])).status_code == 404
+
+
+def test_join_by_link_after_confirming(client, outsider, campaign, invite):
+    client.force_login(outsider)
+    url = reverse("join_link", args=[invite.token])
+    page = client.get(url).content.decode()
+    assert "Join Drift?" in page
+    assert not Membership.objects.filter(user=outsider).exists()
+    response = client.post(url, {"confirm": "1"})
+    assert response["Location"] == campaign.get_absolute_url()
+    assert Membership.objects.get(campaign=campaign, user=outsider).role == "player"
+    invite.refresh_from_db()
+    assert invite.uses == 1
+
+
+def test_link_sends_anonymous_visitors_to_log_in_first(client, invite):
+    url = reverse("join_link", args=[invite.token])
+    response = client.get(url)
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+    assert "next=" in response["Location"]
+
+
+@pytest.mark.parametrize("typed", ["{code}", "{lower}", "{dashed}", " {dashed_lower} "])
+def test_join_by_typing_the_code_however_it_is_typed(client, outsider, campaign, invite, typed):
+    client.force_login(outsider)
+    code = typed.format(code=invite.code, lower=invite.code.lower(), dashed=invite.code_display,
+                        dashed_lower=invite.code_display.lower())
+    response = client.post(reverse("join_code"), {"code": code})
+    assert response["Location"] == campaign.get_absolute_url()
+    assert Membership.objects.filter(campaign=campaign, user=outsider, role="player").exists()
+
+
+def test_wrong_code_gets_a_sentence(client, outsider, invite):
+    client.force_login(outsider)
+    response = client.post(reverse("join_code"), {"code": "ZZZZ-ZZZZ"})
+    assert response.status_code == 400
+    assert "That invite is not valid." in response.content.decode()
+    response = client.post(reverse("join_code"), {"code": "abc"})
+    assert "A join code has 8 letters and digits" in response.content.decode()
+    assert not Membership.objects.filter(user=outsider).exists()
+
+
+def test_expired_invite_refuses(client, outsider, campaign, invite):
+    Invite.objects.filter(pk=invite.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    client.force_login(outsider)
+    response = client.post(reverse("join_code"), {"code": invite.code})
+    assert "That invite has expired." in response.content.decode()
+    response = client.post(reverse("join_link", args=[invite.token]), {"confirm": "1"})
+    assert response.status_code == 404 and "That invite has expired." in response.content.decode()
+    assert not Membership.objects.filter(user=outsider).exists()
+
+
+def test_revoked_invite_refuses(client, gm, outsider, campaign, invite):
+    client.force_login(gm)
+    client.post(reverse("invite_revoke", args=[campaign.pk]))
+    client.force_login(outsider)
+    response = client.post(reverse("join_code"), {"code": invite.code})
+    assert "That invite was withdrawn by the GM." in response.content.decode()
+    assert not Membership.objects.filter(user=outsider).exists()
+
+
+def test_regenerating_kills_the_old_link_and_code(client, gm, outsider, campaign, invite):
+    client.force_login(gm)
+    client.post(reverse("invite_regenerate", args=[campaign.pk]), {"days": 1})
+    fresh = Invite.objects.usable().get(campaign=campaign)
+    assert fresh.pk != invite.pk and fresh.code != invite.code
+    assert timedelta(hours=23) < fresh.expires_at - timezone.now() <= timedelta(days=1)
+    client.force_login(outsider)
+    assert "withdrawn" in client.post(reverse("join_code"), {"code": invite.code}).content.decode()
+    assert client.post(reverse("join_code"), {"code": fresh.code}).status_code == 302
+
+
+def test_bad_expiry_choice_is_refused(client, gm, campaign):
+    client.force_login(gm)
+    response = client.post(reverse("invite_regenerate", args=[campaign.pk]), {"days": 365}, follow=True)
+    assert "Choose how long the invite stays valid" in response.content.decode()
+    assert not Invite.objects.exists()
+
+
+def test_joining_twice_changes_nothing_and_gm_stays_gm(client, gm, player, campaign, invite):
+    client.force_login(player)
+    client.post(reverse("join_code"), {"code": invite.code})
+    client.force_login(gm)
+    client.post(reverse("join_code"), {"code": invite.code})
+    assert Membership.objects.filter(campaign=campaign).count() == 3
+    assert Membership.objects.get(campaign=campaign, user=gm).role == "gm"
+    invite.refresh_from_db()
+    assert invite.uses == 0
+
+
+def test_gms_get_an_email_when_a_player_joins(client, outsider, campaign, invite, django_capture_on_commit_callbacks):
+    client.force_login(outsider)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("join_code"), {"code": invite.code})
+    assert len(mail.outbox) == 1
+    assert mail.outbox[0].to == ["gemma@example.com"]
+    assert "zed joined Drift" in mail.outbox[0].subject

@@ -1,0 +1,99 @@
+import pytest
+from django.core.management import call_command
+
+from campaigns import services
+from campaigns.models import Character, Membership, User
+from config.celery import app as celery_app
+
+PASSWORD = "a-Long-table-password-42"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _static_manifest(django_db_blocker):
+    """Templates resolve hashed static names (whitenoise manifest), as in production."""
+    call_command("collectstatic", interactive=False, verbosity=0)
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _celery_eager():
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = False
+
+
+@pytest.fixture(autouse=True)
+def _axes_reset(db):
+    from axes.utils import reset
+
+    reset()
+
+
+def make_user(username, **extra):
+    return User.objects.create_user(username=username, password=PASSWORD, email=f"{username}@example.com", **extra)
+
+
+@pytest.fixture
+def gm(db):
+    return make_user("gemma")
+
+
+@pytest.fixture
+def player(db):
+    return make_user("ana")
+
+
+@pytest.fixture
+def other_player(db):
+    return make_user("ben")
+
+
+@pytest.fixture
+def outsider(db):
+    return make_user("zed")
+
+
+@pytest.fixture
+def campaign(gm, player, other_player):
+    campaign = services.create_campaign(gm, name="Drift", combat_model="burn_bryte", description="Space!")
+    campaign.gm_notes = "SECRET-GM-NOTE: the relay is a trap"
+    campaign.save()
+    Membership.objects.create(campaign=campaign, user=player)
+    Membership.objects.create(campaign=campaign, user=other_player)
+    return campaign
+
+
+@pytest.fixture
+def pc(campaign, player):
+    return Character.objects.create(campaign=campaign, name="Luwe", owner=player, system="burn_bryte",
+                                    stats={"health": 3, "health_max": 3}, gm_notes="SECRET-PC-NOTE")
+
+
+@pytest.fixture
+def other_pc(campaign, other_player):
+    return Character.objects.create(campaign=campaign, name="Furo", owner=other_player, system="burn_bryte")
+
+
+@pytest.fixture
+def npc(campaign):
+    return Character.objects.create(campaign=campaign, name="Nivick", kind="npc", system="burn_bryte",
+                                    is_template=True, quantity=4, gm_notes="SECRET-NPC-NOTE")
+
+
+def client_for(client, user):
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def gm_client(client, gm):
+    return client_for(client, gm)
+
+
+@pytest.fixture
+def player_client(client, player):
+    return client_for(client, player)

@@ -1,0 +1,145 @@
+"""Who may reach what: every campaign URL for anonymous, non-member, player, other player and GM.
+
+A non-member gets 404 everywhere (the campaign's existence does not leak). A new URL without a row here
+fails `test_every_url_is_in_the_matrix`.
+"""
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from campaigns.models import Campaign, Membership
+from ships.models import CrewAssignment, Ship
+
+pytestmark = pytest.mark.django_db
+
+OK = "ok"  # 200, or a 302 back into the app for a valid POST
+LOGIN = "login"  # redirected to log in
+NOT_FOUND = 404
+REFUSED = 400  # a member asking for something not theirs on a form: a sentence, nothing changes
+
+ROLES = ("anonymous", "outsider", "player", "other_player", "gm")
+
+# name: (method, {role: expected}) — the subject character "pc" belongs to "player".
+MATRIX = {
+    "campaign": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "campaign_edit": ("get", {"gm": OK}),
+    "gm_notes": ("get", {"gm": OK}),
+    "invite_regenerate": ("post", {"gm": OK}),
+    "invite_revoke": ("post", {"gm": OK}),
+    "member_role": ("post", {"gm": OK}),
+    "member_remove": ("post", {"gm": OK}),
+    "character_create": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "character": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "character_edit": ("get", {"player": OK, "gm": OK}),
+    "character_delete": ("post", {"player": OK, "gm": OK}),
+    "ship_create": ("get", {"gm": OK}),
+    "ship": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "ship_edit": ("get", {"gm": OK}),
+    "ship_delete": ("post", {"gm": OK}),
+    "crew_add": ("post", {"player": OK, "other_player": REFUSED, "gm": OK}),
+    "crew_remove": ("post", {"player": OK, "gm": OK}),
+}
+# URLs outside any campaign: anyone logged in may use them, anonymous visitors log in first.
+ACCOUNT_URLS = {"profile", "password_change", "password_change_done", "join_code", "campaign_create"}
+PUBLIC_URLS = {"home", "signup", "login", "logout", "join_link"}
+
+
+def _app_url_names():
+    names = set()
+
+    def walk(patterns):
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                if p.app_name != "admin":
+                    walk(p.url_patterns)
+            elif isinstance(p, URLPattern) and p.name:
+                names.add(p.name)
+
+    walk(get_resolver().url_patterns)
+    return names
+
+
+def test_every_url_is_in_the_matrix():
+    assert _app_url_names() == set(MATRIX) | ACCOUNT_URLS | PUBLIC_URLS
+
+
+@pytest.fixture
+def world(campaign, pc, npc, gm, player):
+    ship = Ship.objects.create(campaign=campaign, name="Lantern")
+    post = CrewAssignment.objects.create(ship=ship, character=pc, station="gunner")
+    member = Membership.objects.get(campaign=campaign, user=player)
+    return {"campaign": campaign, "pc": pc, "ship": ship, "post": post, "member": member}
+
+
+def _url_and_data(name, w):
+    c = w["campaign"].pk
+    args = {
+        "campaign": [c], "campaign_edit": [c], "gm_notes": [c], "invite_regenerate": [c], "invite_revoke": [c],
+        "member_role": [c, w["member"].pk], "member_remove": [c, w["member"].pk],
+        "character_create": [c], "character": [c, w["pc"].pk], "character_edit": [c, w["pc"].pk],
+        "character_delete": [c, w["pc"].pk], "ship_create": [c], "ship": [c, w["ship"].pk],
+        "ship_edit": [c, w["ship"].pk], "ship_delete": [c, w["ship"].pk], "crew_add": [c, w["ship"].pk],
+        "crew_remove": [c, w["ship"].pk, w["post"].pk],
+    }[name]
+    data = {
+        "invite_regenerate": {"days": 7}, "member_role": {"role": "gm"},
+        "crew_add": {"character": w["pc"].pk, "station": "operator"},
+    }.get(name, {})
+    return reverse(name, args=args), data
+
+
+def _login(client, role, request):
+    if role != "anonymous":
+        client.force_login(request.getfixturevalue({"outsider": "outsider"}.get(role, role)))
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(MATRIX))
+def test_matrix(client, world, request, name, role):
+    method, allowed = MATRIX[name]
+    _login(client, role, request)
+    url, data = _url_and_data(name, world)
+    if name == "crew_add":
+        CrewAssignment.objects.all().delete()  # the PC may take a post only once per ship
+    response = getattr(client, method)(url, data)
+    if role == "anonymous":
+        assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+    elif allowed.get(role) == REFUSED:
+        assert response.status_code == 400
+        assert "Choose one of the campaign" in response.content.decode()
+        assert not CrewAssignment.objects.exists()
+    elif role in allowed:
+        assert response.status_code in (200, 302), response.status_code
+        if response.status_code == 302:
+            assert not response["Location"].startswith(reverse("login"))
+    else:
+        assert response.status_code == 404
+
+
+@pytest.mark.parametrize("role", ["outsider", "player"])
+def test_unknown_ids_are_404_not_500(client, world, request, role):
+    _login(client, role, request)
+    c = world["campaign"].pk
+    for url in (f"/campaigns/{c + 999}/", f"/campaigns/{c}/characters/999999/", f"/campaigns/{c}/ships/999999/",
+                f"/campaigns/{c}/ships/{world['ship'].pk}/crew/999999/remove/", "/join/not-a-token/"):
+        response = client.post(url) if url.endswith("remove/") else client.get(url)
+        assert response.status_code == 404, url
+
+
+def test_outsider_cannot_tell_existing_from_missing_campaigns(client, world, outsider):
+    client.force_login(outsider)
+    real = client.get(reverse("campaign", args=[world["campaign"].pk]))
+    fake = client.get(reverse("campaign", args=[world["campaign"].pk + 1000]))
+    assert real.status_code == fake.status_code == 404
+    assert world["campaign"].name not in real.content.decode()
+
+
+def test_character_of_one_campaign_is_not_reachable_through_another(client, world, player):
+    from campaigns import services
+
+    own = services.create_campaign(player, name="Ana's", combat_model="hero")
+    client.force_login(player)
+    pc = world["pc"]
+    assert client.get(reverse("character", args=[own.pk, pc.pk])).status_code == 404
+    assert client.get(reverse("ship", args=[own.pk, world["ship"].pk])).status_code == 404
+    assert Campaign.objects.count() == 2
