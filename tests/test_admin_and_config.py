@@ -1,0 +1,76 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.contrib import admin
+from django.apps import apps
+from django.urls import reverse
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_model_of_ours_is_in_the_admin():
+    ours = [m for app in ("campaigns", "ships") for m in apps.get_app_config(app).get_models()]
+    missing = [m.__name__ for m in ours if m not in admin.site._registry]
+    assert not missing, f"not in the admin: {missing}"
+
+
+@pytest.mark.django_db
+def test_admin_pages_open_for_staff(client, gm, campaign, pc, npc):
+    from campaigns.services import regenerate_invite
+    from ships.models import CrewAssignment, Ship
+
+    regenerate_invite(campaign, gm, days=7)
+
+    ship = Ship.objects.create(campaign=campaign, name="Lantern")
+    CrewAssignment.objects.create(ship=ship, character=pc, station="pilot")
+    gm.is_staff = gm.is_superuser = True
+    gm.save()
+    client.force_login(gm)
+    for model in admin.site._registry:
+        if model._meta.app_label not in ("campaigns", "ships"):
+            continue
+        info = (model._meta.app_label, model._meta.model_name)
+        assert client.get(reverse("admin:%s_%s_changelist" % info)).status_code == 200, info
+        obj = model.objects.first()
+        assert client.get(reverse("admin:%s_%s_change" % info, args=[obj.pk])).status_code == 200, info
+
+
+def _settings_from_env(**env):
+    code = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps({'db': s.DATABASES['default']['ENGINE'], 'name': str(s.DATABASES['default']['NAME']), "
+        "'layer': s.CHANNEL_LAYERS['default']['BACKEND'], 'broker': s.CELERY_BROKER_URL, "
+        "'email': s.EMAIL_BACKEND, 'email_host': getattr(s, 'EMAIL_HOST', ''), 'hosts': s.ALLOWED_HOSTS, "
+        "'debug': s.DEBUG}))"
+    )
+    base = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "EMAIL_URL", "DEBUG")}
+    base.update(DJANGO_SETTINGS_MODULE="config.settings", **env)
+    out = subprocess.run([sys.executable, "-c", code], env=base, cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_embedded_default_needs_no_services(tmp_path):
+    s = _settings_from_env(FRAY_VAR_DIR=str(tmp_path))
+    assert s["db"] == "django.db.backends.sqlite3" and s["name"].startswith(str(tmp_path))
+    assert s["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert s["broker"] == "filesystem://"
+    assert s["email"] == "django.core.mail.backends.console.EmailBackend"
+    assert s["debug"] is False
+
+
+def test_environment_switches_to_real_services():
+    s = _settings_from_env(
+        DATABASE_URL="postgres://fray:pw@db.internal:5432/fray", REDIS_URL="redis://cache.internal:6379/1",
+        EMAIL_URL="smtp+tls://mailer:pw@smtp.example.com:587", ALLOWED_HOSTS="fray.example.com,www.fray.example.com",
+        DEBUG="true",
+    )
+    assert s["db"] == "django.db.backends.postgresql" and s["name"] == "fray"
+    assert s["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert s["broker"] == "redis://cache.internal:6379/1"
+    assert s["email"] == "django.core.mail.backends.smtp.EmailBackend" and s["email_host"] == "smtp.example.com"
+    assert s["hosts"] == ["fray.example.com", "www.fray.example.com"]
+    assert s["debug"] is True
