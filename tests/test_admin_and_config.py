@@ -74,3 +74,10 @@ def test_environment_switches_to_real_services():
     assert s["email"] == "django.core.mail.backends.smtp.EmailBackend" and s["email_host"] == "smtp.example.com"
     assert s["hosts"] == ["fray.example.com", "www.fray.example.com"]
     assert s["debug"] is True
+
+
+@pytest.mark.django_db
+def test_health_check_answers_for_load_balancers(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"ok": True, "database": True}

@@ -41,7 +41,7 @@ MATRIX = {
 }
 # URLs outside any campaign: anyone logged in may use them, anonymous visitors log in first.
 ACCOUNT_URLS = {"profile", "password_change", "password_change_done", "join_code", "campaign_create"}
-PUBLIC_URLS = {"home", "signup", "login", "logout", "join_link"}
+PUBLIC_URLS = {"home", "signup", "login", "logout", "join_link", "healthz"}
 
 
 def _app_url_names():

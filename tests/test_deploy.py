@@ -1,0 +1,213 @@
+"""Deployment artefacts: production settings, docker-compose.yml, the Dockerfile and requirements.lock."""
+
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+APP_SERVICES = ("web", "worker", "beat")
+
+
+def run_manage(*args, env_overrides, tmp_path):
+    """`manage.py ARGS` in a fresh interpreter with production settings and a clean Fray environment."""
+    env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"}}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings_production", FRAY_VAR_DIR=str(tmp_path / "var"))
+    for key, value in env_overrides.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+# --- production settings -------------------------------------------------------------------------------------
+
+
+def test_production_settings_pass_check_deploy(tmp_path):
+    result = run_manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        env_overrides={"SECRET_KEY": secrets.token_hex(32), "ALLOWED_HOSTS": "fray.example.com"},
+        tmp_path=tmp_path,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "no issues" in output, output
+
+
+@pytest.mark.parametrize(
+    "secret_key",
+    [
+        pytest.param(None, id="unset"),
+        pytest.param("too-short", id="short"),
+        pytest.param("fray-embedded-development-key-not-for-production-use-0000", id="embedded-default"),
+    ],
+)
+def test_production_settings_refuse_to_start_without_a_secret_key(tmp_path, secret_key):
+    result = run_manage(
+        "check",
+        env_overrides={"SECRET_KEY": secret_key, "ALLOWED_HOSTS": "fray.example.com"},
+        tmp_path=tmp_path,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    last_line = output.strip().splitlines()[-1]
+    assert "ImproperlyConfigured" in last_line and "SECRET_KEY" in last_line, output
+
+
+# --- docker-compose.yml ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def compose():
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def environment_of(service):
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        env = dict(item.split("=", 1) if "=" in item else (item, None) for item in env)
+    return env
+
+
+def test_compose_defines_every_service(compose):
+    assert {"postgres", "redis", *APP_SERVICES} <= set(compose["services"])
+
+
+@pytest.mark.parametrize("name", ["postgres", "redis", "web"])
+def test_compose_service_has_a_healthcheck(compose, name):
+    healthcheck = compose["services"][name].get("healthcheck")
+    assert healthcheck and healthcheck.get("test") and not healthcheck.get("disable"), name
+
+
+def test_compose_postgres_keeps_its_data_in_a_named_volume(compose):
+    named = set(compose.get("volumes") or {})
+    mounts = compose["services"]["postgres"].get("volumes") or []
+    sources = [m.split(":", 1)[0] if isinstance(m, str) else m.get("source") for m in mounts]
+    assert any(source in named for source in sources), (sources, named)
+
+
+@pytest.mark.parametrize("name", APP_SERVICES)
+def test_compose_app_services_use_the_postgres_and_redis_services(compose, name):
+    env = environment_of(compose["services"][name])
+    database, redis = urlsplit(env["DATABASE_URL"]), urlsplit(env["REDIS_URL"])
+    assert database.scheme in {"postgres", "postgresql", "pgsql"} and database.hostname == "postgres"
+    assert redis.scheme == "redis" and redis.hostname == "redis"
+    assert env["DJANGO_SETTINGS_MODULE"] == "config.settings_production"
+    assert "SECRET_KEY" in env
+
+
+@pytest.mark.parametrize("name", APP_SERVICES)
+def test_compose_app_services_start_after_postgres_and_redis_are_healthy(compose, name):
+    depends_on = compose["services"][name].get("depends_on") or {}
+    assert isinstance(depends_on, dict), "depends_on needs the long form to carry conditions"
+    for dependency in ("postgres", "redis"):
+        assert depends_on.get(dependency, {}).get("condition") == "service_healthy", (name, dependency)
+
+
+def test_compose_web_scales(compose):
+    web = compose["services"]["web"]
+    assert "container_name" not in web
+    for port in web.get("ports") or []:
+        if isinstance(port, dict):
+            assert not port.get("published"), port
+        else:
+            # "8000" or "8000/tcp" only: "HOST:CONTAINER" would make the second replica collide.
+            assert ":" not in str(port), port
+
+
+def test_compose_web_migrates_then_serves_with_daphne(compose):
+    command = compose["services"]["web"]["command"]
+    command = command if isinstance(command, str) else " ".join(command)
+    assert "migrate" in command
+    assert "pg_advisory_lock" in command, "replicas starting together must not migrate concurrently"
+    assert command.index("migrate") < command.index("daphne")
+    assert "config.asgi:application" in command
+    assert "/healthz" in " ".join(compose["services"]["web"]["healthcheck"]["test"])
+
+
+@pytest.mark.parametrize(("name", "words"), [("worker", ["celery", "worker"]), ("beat", ["celery", "beat"])])
+def test_compose_celery_services(compose, name, words):
+    command = compose["services"][name]["command"]
+    command = command if isinstance(command, str) else " ".join(command)
+    assert all(word in command.split() for word in words), command
+    assert "-A config" in command
+
+
+def test_compose_secret_key_is_required_not_defaulted(compose):
+    secret = environment_of(compose["services"]["web"])["SECRET_KEY"]
+    assert secret.startswith("${SECRET_KEY:?"), secret
+
+
+# --- Dockerfile -----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dockerfile():
+    text = (ROOT / "Dockerfile").read_text()
+    return re.sub(r"\\\n", " ", text)  # join continuation lines
+
+
+def instructions(dockerfile, keyword):
+    return [line.split(None, 1)[1] for line in dockerfile.splitlines() if line.split(None, 1)[:1] == [keyword]]
+
+
+def test_dockerfile_runs_daphne(dockerfile):
+    (cmd,) = instructions(dockerfile, "CMD")
+    argv = json.loads(cmd)  # exec form, so daphne is PID 1 and gets SIGTERM
+    assert argv[0] == "daphne"
+    assert "config.asgi:application" in argv
+    assert any("DJANGO_SETTINGS_MODULE=config.settings_production" in env for env in instructions(dockerfile, "ENV"))
+
+
+def test_dockerfile_installs_requirements_lock(dockerfile):
+    runs = instructions(dockerfile, "RUN")
+    assert any("pip install" in run and "-r requirements.lock" in run and "--no-cache-dir" in run for run in runs)
+    assert any("collectstatic" in run for run in runs)
+    assert instructions(dockerfile, "FROM")[0].startswith("python:3.13-slim")
+    (user,) = instructions(dockerfile, "USER")
+    assert user.strip() not in {"root", "0"}
+
+
+# --- requirements.lock ----------------------------------------------------------------------------------------
+
+
+def locked_versions():
+    pins = {}
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)(\[[A-Za-z0-9._,-]+\])?==([A-Za-z0-9.+!-]+)", line)
+        assert match, f"not pinned exactly: {line!r}"
+        pins[re.sub(r"[-_.]+", "-", match[1]).lower()] = match[3]
+    return pins
+
+
+def release(version):
+    return tuple(int(part) for part in re.match(r"\d+(?:\.\d+)*", version)[0].split("."))
+
+
+def test_requirements_lock_pins_the_expected_versions():
+    pins = locked_versions()
+    assert release(pins["django"])[:2] == (6, 0)
+    assert release(pins["channels"])[:2] == (4, 3)
+    assert release(pins["redis"])[0] < 8  # redis-py 8 breaks channels-redis 4.3
+    assert release(pins["celery"])[:2] == (5, 7)
