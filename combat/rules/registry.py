@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
 
+from combat.rules.burn_bryte import engine as burn_bryte_engine
 from combat.rules.burn_bryte import stats as burn_bryte_stats
 from combat.rules.expanse import stats as expanse_stats
 from combat.rules.hero import stats as hero_stats
@@ -18,13 +21,28 @@ class CombatModel:
     blurb: str
     stats: StatSchema
     summary: tuple[str, ...]
+    engine: ModuleType | None = None  # settings, COMMANDS, CODEC, initial_state, decide, evolve, describe
+    settings: tuple = field(default=())
+
+    @property
+    def playable(self) -> bool:
+        return self.engine is not None
+
+    def command_who(self) -> dict[str, str]:
+        """Who may issue each command: "gm", or "owner" (the player of the command's actor, and GMs)."""
+        return {c.name: c.who for c in self.engine.COMMANDS} if self.engine else {}
+
+    @property
+    def describe(self) -> Callable:
+        return self.engine.describe
 
 
 MODELS: dict[str, CombatModel] = {
     m.key: m
     for m in (
         CombatModel("burn_bryte", "Burn Bryte", "Three-phase rounds, push-your-luck skill rolls.",
-                    burn_bryte_stats.STATS, burn_bryte_stats.SUMMARY),
+                    burn_bryte_stats.STATS, burn_bryte_stats.SUMMARY, burn_bryte_engine,
+                    burn_bryte_engine.SETTINGS),
         CombatModel("sw5e", "SW5e starships", "Ship turns, power dice, crew stations.",
                     sw5e_stats.STATS, sw5e_stats.SUMMARY),
         CombatModel("hero", "HERO System", "The speed chart: 12 segments, phases in DEX order.",

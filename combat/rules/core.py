@@ -1,0 +1,219 @@
+"""The shared vocabulary of every combat model.
+
+A model is pure: `decide(state, command, dice) -> list[Event]` checks a command against the rules and
+raises `RuleError` with a sentence when it is illegal; `evolve(state, event) -> state` applies one event
+and never rolls or reads a clock. `replay` folds the log. States, commands and events are frozen
+dataclasses that round-trip through JSON with `to_json` / `from_json`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+class RuleError(Exception):
+    """A command the rules refuse. The message is one sentence for the person who tried it."""
+
+
+# --- JSON codec for frozen dataclasses -------------------------------------------------------------
+
+def to_json(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"{type(value).__name__} is not JSON-able")
+
+
+def from_json(tp: Any, data: Any) -> Any:
+    """Rebuild a value of type `tp` (dataclass, tuple[X, ...], dict[str, X], X | None, primitives)."""
+    origin = typing.get_origin(tp)
+    if tp is Any:
+        return data
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if data is None and type(None) in args:
+            return None
+        last_error = None
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return from_json(arg, data)
+            except (TypeError, ValueError, KeyError) as exc:
+                last_error = exc
+        raise TypeError(f"no type of {tp} fits {data!r}") from last_error
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if not isinstance(data, (list, tuple)):
+            raise TypeError(f"expected a list for {tp}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_json(args[0], item) for item in data)
+        return tuple(from_json(a, item) for a, item in zip(args, data, strict=True))
+    if origin is dict:
+        key_tp, value_tp = typing.get_args(tp)
+        if not isinstance(data, dict):
+            raise TypeError(f"expected an object for {tp}")
+        return {from_json(key_tp, k): from_json(value_tp, v) for k, v in data.items()}
+    if origin is typing.Literal:
+        if data not in typing.get_args(tp):
+            raise ValueError(f"{data!r} is not one of {typing.get_args(tp)}")
+        return data
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if not isinstance(data, dict):
+            raise TypeError(f"expected an object for {tp.__name__}")
+        hints = typing.get_type_hints(tp)
+        kwargs = {}
+        for f in dataclasses.fields(tp):
+            if not f.init:
+                continue
+            if f.name in data:
+                kwargs[f.name] = from_json(hints[f.name], data[f.name])
+        return tp(**kwargs)
+    if tp is int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            raise TypeError(f"expected a whole number, got {data!r}")
+        return data
+    if tp is float:
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            raise TypeError(f"expected a number, got {data!r}")
+        return float(data)
+    if tp is str:
+        if not isinstance(data, str):
+            raise TypeError(f"expected text, got {data!r}")
+        return data
+    if tp is bool:
+        if not isinstance(data, bool):
+            raise TypeError(f"expected true or false, got {data!r}")
+        return data
+    raise TypeError(f"cannot decode {tp}")
+
+
+# --- Events, commands, settings -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Event:
+    """Base of every event. `kind` names it in the log; subclasses register themselves by kind."""
+
+    kind: ClassVar[str] = ""
+    audience: ClassVar[str] = "public"  # "public" or "gm": GM-only events never reach players
+
+
+@dataclass(frozen=True)
+class Command:
+    """Base of every command. `actor` is the combatant it is issued for ("" for GM-only commands)."""
+
+    name: ClassVar[str] = ""
+    who: ClassVar[str] = "gm"  # "gm": GMs only; "owner": the player of `actor` (and GMs); "any": any member
+    label: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class Undone(Event):
+    """The GM took back the event(s) with these sequence numbers. Nothing is erased from the log."""
+
+    kind: ClassVar[str] = "undone"
+    seqs: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str
+    label: str
+    default: Any
+    choices: tuple[tuple[Any, str], ...] = ()
+    help: str = ""
+
+    def clean(self, raw: Any) -> Any:
+        if self.choices:
+            for value, _ in self.choices:
+                if str(value) == str(raw):
+                    return value
+            raise RuleError(f"{self.label} must be one of: {', '.join(lbl for _, lbl in self.choices)}.")
+        if isinstance(self.default, bool):
+            if isinstance(raw, bool):
+                return raw
+            return str(raw).lower() in {"1", "true", "on", "yes"}
+        if isinstance(self.default, int):
+            try:
+                return int(raw)
+            except (TypeError, ValueError):
+                raise RuleError(f"{self.label} must be a whole number.") from None
+        return str(raw)
+
+
+def clean_settings(specs: Sequence[Setting], raw: dict[str, Any] | None) -> dict[str, Any]:
+    raw = raw or {}
+    return {s.key: (s.clean(raw[s.key]) if s.key in raw else s.default) for s in specs}
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One stored event with its place in the log."""
+
+    seq: int
+    event: Event
+
+
+def active_events(log: Iterable[Logged]) -> list[Logged]:
+    """The log without undone entries and without the Undone markers themselves."""
+    log = list(log)
+    undone = {seq for item in log if isinstance(item.event, Undone) for seq in item.event.seqs}
+    return [item for item in log if not isinstance(item.event, Undone) and item.seq not in undone]
+
+
+def replay(evolve: Callable[[Any, Event], Any], initial: Any, log: Iterable[Logged]) -> Any:
+    state = initial
+    for item in active_events(log):
+        state = evolve(state, item.event)
+    return state
+
+
+class EventCodec:
+    """Maps event kinds and command names to their classes for one model."""
+
+    def __init__(self, events: Iterable[type[Event]], commands: Iterable[type[Command]]):
+        self.events = {e.kind: e for e in (*events, Undone)}
+        self.commands = {c.name: c for c in commands}
+        assert all(self.events) and all(self.commands), "every event needs a kind and every command a name"
+
+    def event_to_json(self, event: Event) -> dict:
+        return {"kind": event.kind, "data": to_json(event)}
+
+    def event_from_json(self, payload: dict) -> Event:
+        return from_json(self.events[payload["kind"]], payload["data"])
+
+    def command_from_json(self, name: str, data: dict) -> Command:
+        """Build a command from untrusted input; anything malformed is a RuleError with a sentence."""
+        cls = self.commands.get(name)
+        if cls is None:
+            raise RuleError("That is not an action this combat model knows.")
+        if not isinstance(data, dict):
+            raise RuleError("That action arrived garbled; please try again.")
+        known = {f.name for f in dataclasses.fields(cls)}
+        try:
+            return from_json(cls, {k: v for k, v in data.items() if k in known})
+        except (TypeError, ValueError, KeyError):
+            raise RuleError(f"{cls.label or cls.name} arrived with missing or wrong values.") from None
+
+
+def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for item in items:
+        seen.setdefault(item, None)
+    return tuple(seen)
+
+
+__all__ = [
+    "Command", "Event", "EventCodec", "Logged", "RuleError", "Setting", "Undone", "active_events",
+    "clean_settings", "field", "from_json", "ordered_unique", "replay", "to_json",
+]
