@@ -78,14 +78,17 @@ def campaign_detail(request, campaign_id):
         "membership": membership,
         "campaign": campaign,
         "my_characters": [c for c in characters if c.owner_id == request.user.id and c.is_pc],
+        "party": [c for c in characters if c.is_pc and c.owner_id != request.user.id],
         "pcs": [c for c in characters if c.is_pc],
         "npcs": [c for c in characters if not c.is_pc],
         "ships": ships_for(campaign),
     }
     if membership.is_gm:
         invite = selectors.usable_invite(campaign)
+        members = list(campaign.memberships.select_related("user"))
         context.update(
-            members=campaign.memberships.select_related("user"),
+            members=members,
+            gm_count=sum(m.is_gm for m in members),
             invite=invite,
             invite_form=InviteForm(),
             notes_form=GMNotesForm(instance=campaign),
