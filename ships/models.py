@@ -120,8 +120,14 @@ class CrewAssignment(models.Model):
     class Meta:
         ordering = ["station", "pk"]
         constraints = [
-            models.UniqueConstraint(fields=["ship", "character"], name="one_station_per_character_per_ship"),
-            models.UniqueConstraint(fields=["ship"], condition=models.Q(station="pilot"), name="one_pilot_per_ship"),
+            models.UniqueConstraint(
+                fields=["ship", "character"], name="one_station_per_character_per_ship",
+                violation_error_message="That character already has a station on this ship.",
+            ),
+            models.UniqueConstraint(
+                fields=["ship"], condition=models.Q(station="pilot"), name="one_pilot_per_ship",
+                violation_error_message="This ship already has a pilot at the helm.",
+            ),
         ]
 
     def __str__(self):

@@ -39,7 +39,12 @@ class Stat:
         if self.kind == TAGS:
             if raw is None or raw == "":
                 return []
-            items = raw.split(",") if isinstance(raw, str) else list(raw)
+            if isinstance(raw, str):
+                items = raw.split(",")
+            elif isinstance(raw, (list, tuple)):
+                items = list(raw)
+            else:
+                raise ValueError(f"{self.label} must be a list of words.")
             tags = []
             for item in items:
                 if not isinstance(item, str):
@@ -72,7 +77,7 @@ class Stat:
                 raise ValueError(f"{self.label} is required.")
         try:
             value = int(raw)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: float("inf") from JSON
             raise ValueError(f"{self.label} must be a whole number.") from None
         if isinstance(raw, float) and raw != value:
             raise ValueError(f"{self.label} must be a whole number.")
