@@ -22,6 +22,7 @@ from campaigns.forms import (
     SignupForm,
 )
 from campaigns.models import Character, Membership
+from combat.selectors import encounters_for
 from ships.selectors import ships_for
 
 
@@ -82,6 +83,7 @@ def campaign_detail(request, campaign_id):
         "pcs": [c for c in characters if c.is_pc],
         "npcs": [c for c in characters if not c.is_pc],
         "ships": ships_for(campaign),
+        "encounters": encounters_for(membership).filter(status__in=["active", "draft"])[:5],
     }
     if membership.is_gm:
         invite = selectors.usable_invite(campaign)

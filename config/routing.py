@@ -1,3 +1,9 @@
-"""Websocket routes. The live encounter table adds its consumer here."""
+"""Websocket routes."""
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from combat.consumers import TableConsumer
+
+websocket_urlpatterns = [
+    path("ws/campaigns/<int:campaign_id>/encounters/<int:encounter_id>/", TableConsumer.as_asgi()),
+]

@@ -8,4 +8,5 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("", include("campaigns.urls")),
     path("", include("ships.urls")),
+    path("", include("combat.urls")),
 ]

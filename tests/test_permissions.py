@@ -38,6 +38,10 @@ MATRIX = {
     "ship_delete": ("post", {"gm": OK}),
     "crew_add": ("post", {"player": OK, "other_player": REFUSED, "gm": OK}),
     "crew_remove": ("post", {"player": OK, "gm": OK}),
+    "encounters": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "encounter_create": ("get", {"gm": OK}),
+    "encounter": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "encounter_act": ("post", {"player": OK, "other_player": OK, "gm": OK}),
 }
 # URLs outside any campaign: anyone logged in may use them, anonymous visitors log in first.
 ACCOUNT_URLS = {"profile", "password_change", "password_change_done", "join_code", "campaign_create"}
@@ -68,7 +72,12 @@ def world(campaign, pc, npc, gm, player):
     ship = Ship.objects.create(campaign=campaign, name="Lantern")
     post = CrewAssignment.objects.create(ship=ship, character=pc, station="gunner")
     member = Membership.objects.get(campaign=campaign, user=player)
-    return {"campaign": campaign, "pc": pc, "ship": ship, "post": post, "member": member}
+    from combat import services as combat_services
+
+    encounter = combat_services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc],
+                                                 enemies=[(npc, 2)])
+    combat_services.start_encounter(encounter, gm)
+    return {"campaign": campaign, "pc": pc, "ship": ship, "post": post, "member": member, "encounter": encounter}
 
 
 def _url_and_data(name, w):
@@ -80,10 +89,13 @@ def _url_and_data(name, w):
         "character_delete": [c, w["pc"].pk], "ship_create": [c], "ship": [c, w["ship"].pk],
         "ship_edit": [c, w["ship"].pk], "ship_delete": [c, w["ship"].pk], "crew_add": [c, w["ship"].pk],
         "crew_remove": [c, w["ship"].pk, w["post"].pk],
+        "encounters": [c], "encounter_create": [c], "encounter": [c, w["encounter"].pk],
+        "encounter_act": [c, w["encounter"].pk],
     }[name]
     data = {
         "invite_regenerate": {"days": 7}, "member_role": {"role": "gm"},
         "crew_add": {"character": w["pc"].pk, "station": "operator"},
+        "encounter_act": {"command": "end_turn", "key": "k", "actor": "pc1"},
     }.get(name, {})
     return reverse(name, args=args), data
 

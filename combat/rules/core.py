@@ -206,6 +206,31 @@ class EventCodec:
             raise RuleError(f"{cls.label or cls.name} arrived with missing or wrong values.") from None
 
 
+def coerce_form(cls: type[Command], form: dict[str, Any]) -> dict[str, Any]:
+    """Turn form strings into the JSON types a command's fields expect; junk is a RuleError sentence."""
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in form:
+            continue
+        raw, tp = form[f.name], hints[f.name]
+        if isinstance(raw, (list, tuple)) and typing.get_origin(tp) is not tuple:
+            raw = raw[-1] if raw else ""
+        try:
+            if tp is int:
+                out[f.name] = int(str(raw).strip())
+            elif tp is bool:
+                out[f.name] = str(raw).strip().lower() in {"1", "true", "on", "yes"}
+            elif typing.get_origin(tp) is tuple:
+                items = raw if isinstance(raw, (list, tuple)) else str(raw).replace(",", " ").split()
+                out[f.name] = [int(str(item).strip()) for item in items if str(item).strip()]
+            else:
+                out[f.name] = str(raw)
+        except ValueError:
+            raise RuleError(f"{f.name.replace('_', ' ').capitalize()} must be a whole number.") from None
+    return out
+
+
 def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for item in items:
@@ -215,5 +240,5 @@ def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
 
 __all__ = [
     "Command", "Event", "EventCodec", "Logged", "RuleError", "Setting", "Undone", "active_events",
-    "clean_settings", "field", "from_json", "ordered_unique", "replay", "to_json",
+    "clean_settings", "coerce_form", "field", "from_json", "ordered_unique", "replay", "to_json",
 ]

@@ -333,6 +333,8 @@ def test_conditions_accept_known_ones_in_any_case_and_spell_them_properly():
 def test_unknown_conditions_are_refused_with_a_sentence(word):
     tag = " ".join(word.split())
     assume(tag and tag.lower() not in {c.lower() for c in expanse.CONDITIONS})
+    # The sentence quotes the typed word; keep words the checker treats as technical text out of it.
+    assume(not any(w in tag for w in ("Traceback", "Error", "invalid literal", "NoneType", "object")))
     clean, errors = expanse.STATS.validate({"conditions": f"Prone, {word}"}, partial=True)
     assert "conditions" not in clean
     assert_sentence(errors["conditions"], "conditions", tag)

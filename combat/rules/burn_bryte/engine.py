@@ -857,3 +857,45 @@ def describe(state: State, event: Event) -> str:
         label = event.slot.replace("neg_", "negative ").replace("pos_", "positive ").replace("_", " ")
         return f"{name(event.target)}'s {label} condition is now {event.value or 'cleared'}."
     return event.kind
+
+
+# --- between the campaign and the encounter --------------------------------------------------------------
+
+def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats: dict, aware_of: tuple[str, ...]) -> Fighter:
+    """A combatant built from a character sheet (see burn_bryte.stats)."""
+    from combat.rules.burn_bryte.stats import nova_box_key, skill_key
+
+    conditions = Conditions(
+        neg_minor=stats.get("neg_minor", ""), neg_moderate=stats.get("neg_moderate", ""),
+        neg_significant=bool(stats.get("neg_significant")), pos_minor=stats.get("pos_minor", ""),
+        pos_moderate=stats.get("pos_moderate", ""), pos_significant=bool(stats.get("pos_significant")),
+    )
+    return Fighter(
+        id=key, name=name, side=side, owner=owner,
+        skills={skill: int(stats.get(skill_key(skill), 4)) for skill in SKILLS},
+        health=int(stats.get("health", 3)), health_max=int(stats.get("health_max", 3)),
+        speed=int(stats.get("speed", 5)), nova_points=int(stats.get("nova_points", 0)),
+        nova_boxes=tuple(size for size in DIE_SIZES if stats.get(nova_box_key(size))),
+        conditions=conditions, aware_of=aware_of,
+    )
+
+
+def write_back(state: State) -> dict[str, dict]:
+    """What persists on each PC's sheet after the encounter: Health Levels, conditions, Nova points and boxes.
+
+    Advantages and Collapse points end with the encounter, so they are not here.
+    """
+    from combat.rules.burn_bryte.stats import nova_box_key
+
+    out = {}
+    for f in state.pcs():
+        c = f.conditions
+        out[f.id] = {
+            "health": f.health, "nova_points": f.nova_points,
+            **{nova_box_key(size): size in f.nova_boxes for size in DIE_SIZES},
+            # A condition gained at 0 Health Levels and not yet named by the GM stays held ("?").
+            "neg_minor": c.neg_minor, "neg_moderate": c.neg_moderate,
+            "neg_significant": c.neg_significant, "pos_minor": c.pos_minor, "pos_moderate": c.pos_moderate,
+            "pos_significant": c.pos_significant,
+        }
+    return out

@@ -22,6 +22,10 @@ def nova_box_key(size: int) -> str:
 
 _skill_choices = (("", "none"),) + tuple((s, s) for s in SKILLS)
 _category_choices = (("", "none"),) + tuple((c, c) for c in SKILL_CATEGORIES)
+# A negative condition gained at 0 Health Levels is held at once; the GM names its skill or category later.
+UNNAMED = "?"
+_held_skill_choices = _skill_choices + ((UNNAMED, "held, GM to name the skill"),)
+_held_category_choices = _category_choices + ((UNNAMED, "held, GM to name the category"),)
 
 STATS = StatSchema(
     model="burn_bryte",
@@ -37,9 +41,10 @@ STATS = StatSchema(
         Stat("nova_points", "Nova points", INT, default=0, min=0, max=10, group="Nova",
              help="Capped at the ship's Livability Rating in play."),
         *(Stat(nova_box_key(size), f"Nova box d{size} ticked", BOOL, default=False, group="Nova") for size in DIE_SIZES),
-        Stat("neg_minor", "Minor negative condition (skill)", CHOICE, default="", choices=_skill_choices,
+        Stat("neg_minor", "Minor negative condition (skill)", CHOICE, default="", choices=_held_skill_choices,
              group="Conditions", help="+1 complexity on rolls with this skill."),
-        Stat("neg_moderate", "Moderate negative condition (category)", CHOICE, default="", choices=_category_choices,
+        Stat("neg_moderate", "Moderate negative condition (category)", CHOICE, default="",
+             choices=_held_category_choices,
              group="Conditions", help="+1 complexity on rolls in this category."),
         Stat("neg_significant", "Significant negative condition", BOOL, default=False, group="Conditions",
              help="+1 complexity on every roll."),

@@ -1,0 +1,66 @@
+"""The live table over a websocket: members only, one group per audience, full state on every (re)connect."""
+
+from __future__ import annotations
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from campaigns.models import Membership
+from combat.broadcast import gm_group, players_group, user_group
+from combat.models import Encounter
+
+MAX_FRAME = 4096  # clients only ever send a tiny "hello"; anything bigger is refused
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    async def connect(self):
+        user = self.scope.get("user")
+        self.groups_joined: list[str] = []
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        kwargs = self.scope["url_route"]["kwargs"]
+        found = await self._load(user, kwargs["campaign_id"], kwargs["encounter_id"])
+        if found is None:
+            await self.close(code=4404)
+            return
+        self.encounter_id, self.is_gm = found
+        groups = [gm_group(self.encounter_id)] if self.is_gm else [
+            players_group(self.encounter_id), user_group(self.encounter_id, user.pk)]
+        for group in groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.groups_joined.append(group)
+        await self.accept()
+        await self.send(text_data=await self._snapshot(user))
+
+    async def disconnect(self, code):
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        # Actions go over HTTP (they must survive a dropped socket); the socket only asks for a resync.
+        if bytes_data is not None or text_data is None or len(text_data) > MAX_FRAME:
+            await self.close(code=4400)
+            return
+        await self.send(text_data=await self._snapshot(self.scope["user"]))
+
+    async def table_fragment(self, event):
+        await self.send(text_data=event["html"])
+
+    @database_sync_to_async
+    def _load(self, user, campaign_id, encounter_id):
+        membership = Membership.objects.filter(campaign_id=campaign_id, user=user).first()
+        if membership is None:
+            return None
+        encounter = Encounter.objects.filter(pk=encounter_id, campaign_id=campaign_id).first()
+        if encounter is None or (encounter.status == Encounter.Status.DRAFT and not membership.is_gm):
+            return None
+        return encounter.pk, membership.is_gm
+
+    @database_sync_to_async
+    def _snapshot(self, user) -> str:
+        from combat import fragments, services
+
+        encounter = Encounter.objects.select_related("campaign").get(pk=self.encounter_id)
+        membership = Membership.objects.get(campaign_id=encounter.campaign_id, user=user)
+        return fragments.for_viewer(encounter, services.load_state(encounter), membership)

@@ -1,0 +1,70 @@
+from django import forms
+
+from campaigns.models import Character
+from combat.rules import registry
+from ships.models import Ship
+
+
+class EncounterForm(forms.Form):
+    """The encounter builder: who fights, the ship, surprise and the model's settings."""
+
+    name = forms.CharField(max_length=120)
+    model = forms.ChoiceField(label="Combat model", choices=registry.CHOICES)
+    ship = forms.ModelChoiceField(queryset=Ship.objects.none(), required=False,
+                                  help_text="Its Livability Rating caps Advantages and Nova points.")
+    pcs = forms.ModelMultipleChoiceField(label="Player characters", queryset=Character.objects.none(),
+                                         widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        chosen = self.data.get("model") or campaign.combat_model
+        if chosen not in registry.MODELS:
+            chosen = campaign.combat_model
+        self.model_spec = registry.get(chosen)
+        self.fields["model"].initial = chosen
+        self.fields["ship"].queryset = Ship.objects.filter(campaign=campaign)
+        pcs = Character.objects.filter(campaign=campaign, kind=Character.Kind.PC, system=chosen).select_related("owner")
+        self.fields["pcs"].queryset = pcs
+        self.fields["pcs"].initial = list(pcs.values_list("pk", flat=True))
+        self.npcs = list(Character.objects.filter(campaign=campaign, kind=Character.Kind.NPC, system=chosen))
+        for npc in self.npcs:
+            self.fields[f"npc_{npc.pk}"] = forms.IntegerField(
+                label=npc.name, min_value=0, max_value=50, required=False,
+                initial=npc.quantity if npc.is_template else 0,
+                error_messages={"min_value": "Choose 0 to 50.", "max_value": "Choose 0 to 50.",
+                                "invalid": "Enter how many, as a number."},
+                widget=forms.NumberInput(attrs={"inputmode": "numeric", "min": 0, "max": 50}),
+            )
+        hideable = [(c.pk, c.name) for c in [*pcs, *self.npcs]]
+        self.fields["hidden"] = forms.TypedMultipleChoiceField(
+            label="Unseen at the start (the other side is not aware of them)", choices=hideable, coerce=int,
+            required=False, widget=forms.CheckboxSelectMultiple,
+        )
+        for setting in self.model_spec.settings:
+            name = f"setting_{setting.key}"
+            if setting.choices:
+                self.fields[name] = forms.ChoiceField(label=setting.label, choices=[(str(v), l) for v, l in setting.choices],
+                                                      initial=str(setting.default), help_text=setting.help)
+            elif isinstance(setting.default, bool):
+                self.fields[name] = forms.BooleanField(label=setting.label, required=False, initial=setting.default)
+        if not self.model_spec.playable:
+            self.fields["model"].help_text = f"{self.model_spec.name} encounters arrive soon; choose Burn Bryte for now."
+
+    def npc_fields(self):
+        return [self[f"npc_{npc.pk}"] for npc in self.npcs]
+
+    def setting_fields(self):
+        return [self[name] for name in self.fields if name.startswith("setting_")]
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.model_spec.playable:
+            raise forms.ValidationError(f"{self.model_spec.name} encounters cannot be played yet; choose Burn Bryte.")
+        cleaned["enemies"] = [(npc, cleaned.get(f"npc_{npc.pk}") or 0) for npc in self.npcs
+                              if (cleaned.get(f"npc_{npc.pk}") or 0) > 0]
+        if not cleaned["enemies"]:
+            raise forms.ValidationError("Add at least one enemy.")
+        cleaned["settings"] = {s.key: cleaned.get(f"setting_{s.key}") for s in self.model_spec.settings
+                               if f"setting_{s.key}" in cleaned}
+        return cleaned

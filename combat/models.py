@@ -1,0 +1,86 @@
+from django.conf import settings as django_settings
+from django.db import models
+from django.urls import reverse
+
+from combat.rules import registry
+
+
+class Encounter(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        ACTIVE = "active", "Active"
+        ENDED = "ended", "Ended"
+
+    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="encounters")
+    name = models.CharField(max_length=120)
+    model = models.CharField("combat model", max_length=20, choices=registry.CHOICES)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.DRAFT)
+    settings = models.JSONField(default=dict, blank=True)
+    ship = models.ForeignKey("ships.Ship", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    initial = models.JSONField(default=dict, blank=True, help_text="The state the log replays from.")
+    state = models.JSONField(default=dict, blank=True, help_text="Snapshot after the last event.")
+    version = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("encounter", args=[self.campaign_id, self.pk])
+
+    @property
+    def combat_model(self):
+        return registry.get(self.model)
+
+
+class Combatant(models.Model):
+    class Side(models.TextChoices):
+        PC = "pc", "Player character"
+        ENEMY = "enemy", "Enemy"
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="combatants")
+    key = models.CharField(max_length=40, help_text="The combatant's id inside the rules state.")
+    name = models.CharField(max_length=90)
+    side = models.CharField(max_length=5, choices=Side.choices)
+    character = models.ForeignKey("campaigns.Character", null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="combatants")
+    owner = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    hidden = models.BooleanField(default=False, help_text="The other side is not aware of this combatant.")
+
+    class Meta:
+        ordering = ["side", "pk"]
+        constraints = [models.UniqueConstraint(fields=["encounter", "key"], name="one_key_per_combatant")]
+
+    def __str__(self):
+        return self.name
+
+
+class EncounterEvent(models.Model):
+    """Append-only: rows are never updated or deleted. Undo appends an `undone` event."""
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    batch = models.PositiveIntegerField(help_text="Seq of the first event the same command produced.")
+    kind = models.CharField(max_length=40)
+    payload = models.JSONField()
+    audience = models.CharField(max_length=8, default="public")
+    actor = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    idempotency_key = models.CharField(max_length=80)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["encounter", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["encounter", "seq"], name="one_event_per_seq"),
+            models.UniqueConstraint(fields=["encounter", "idempotency_key"], name="one_event_per_key"),
+        ]
+
+    def __str__(self):
+        return f"{self.encounter} #{self.seq} {self.kind}"

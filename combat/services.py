@@ -1,0 +1,245 @@
+"""The only writers of encounter state.
+
+`submit` runs one command: lock the encounter, check who may issue it, let the rules decide, append the
+events, store the snapshot, and broadcast after commit. A repeated idempotency key returns the first
+result, so a double-tapped button acts once.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaigns.models import Character, Membership
+from combat.models import Combatant, Encounter, EncounterEvent
+from combat.rules import registry
+from combat.rules.core import Logged, RuleError, Undone, coerce_form, from_json, replay, to_json
+from combat.rules.dice import Dice
+
+log = logging.getLogger(__name__)
+
+UNDO = "undo"
+END = "end_encounter"
+
+
+class NotAllowed(Exception):
+    """The user may not issue this command (not a member, not the GM, not their character)."""
+
+
+@dataclass
+class Result:
+    ok: bool
+    error: str = ""
+    seqs: list[int] = field(default_factory=list)
+    duplicate: bool = False
+
+
+def engine_for(encounter: Encounter):
+    model = registry.get(encounter.model)
+    if not model.playable:
+        raise RuleError(f"{model.name} encounters cannot be played yet.")
+    return model.engine
+
+
+def load_state(encounter: Encounter):
+    return from_json(engine_for(encounter).State, encounter.state)
+
+
+def load_initial(encounter: Encounter):
+    return from_json(engine_for(encounter).State, encounter.initial)
+
+
+def load_log(encounter: Encounter) -> list[Logged]:
+    codec = engine_for(encounter).CODEC
+    return [Logged(seq=row.seq, event=codec.event_from_json(row.payload))
+            for row in encounter.events.order_by("seq").only("seq", "payload")]
+
+
+# --- building and starting ------------------------------------------------------------------------------
+
+@transaction.atomic
+def create_encounter(campaign, user, *, name, model, pcs, enemies, ship=None, settings=None, hidden=()) -> Encounter:
+    """A draft encounter. `pcs`: PC characters; `enemies`: [(NPC character, quantity)]; `hidden`: character ids
+    the other side is not aware of."""
+    spec = registry.get(model)
+    if not spec.playable:
+        raise RuleError(f"{spec.name} encounters cannot be played yet.")
+    from combat.rules.core import clean_settings
+
+    encounter = Encounter.objects.create(
+        campaign=campaign, name=name, model=model, ship=ship, created_by=user,
+        settings=clean_settings(spec.settings, settings),
+    )
+    for pc in pcs:
+        Combatant.objects.create(encounter=encounter, key=f"pc{pc.pk}", name=pc.name, side=Combatant.Side.PC,
+                                 character=pc, owner=pc.owner, hidden=pc.pk in hidden)
+    for npc, quantity in enemies:
+        for n in range(1, quantity + 1):
+            label = f"{npc.name} {n}" if quantity > 1 else npc.name
+            Combatant.objects.create(encounter=encounter, key=f"npc{npc.pk}-{n}", name=label,
+                                     side=Combatant.Side.ENEMY, character=npc, hidden=npc.pk in hidden)
+    return encounter
+
+
+@transaction.atomic
+def start_encounter(encounter: Encounter, user) -> Encounter:
+    encounter = Encounter.objects.select_for_update().get(pk=encounter.pk)
+    if encounter.status != Encounter.Status.DRAFT:
+        raise RuleError("This encounter has already started.")
+    engine = engine_for(encounter)
+    combatants = list(encounter.combatants.select_related("character"))
+    fighters = []
+    for c in combatants:
+        others = [o for o in combatants if o.side != c.side and not o.hidden]
+        stats = c.character.full_stats() if c.character else {}
+        fighters.append(engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats,
+                                                  tuple(o.key for o in others)))
+    livability = encounter.ship.livability_rating if encounter.ship else 3
+    state = engine.initial_state(tuple(fighters), livability, encounter.settings)
+    encounter.initial = encounter.state = to_json(state)
+    encounter.status = Encounter.Status.ACTIVE
+    encounter.started_at = timezone.now()
+    encounter.version = 0
+    encounter.save()
+    _broadcast_on_commit(encounter)
+    return encounter
+
+
+# --- playing ----------------------------------------------------------------------------------------------
+
+def _membership(encounter: Encounter, user) -> Membership:
+    membership = Membership.objects.filter(campaign_id=encounter.campaign_id, user=user).first()
+    if membership is None:
+        raise NotAllowed("No such encounter.")
+    return membership
+
+
+def _check_issuer(command, state, membership: Membership) -> None:
+    if membership.is_gm:
+        return
+    if command.who != "owner":
+        raise NotAllowed("Only the GM can do that.")
+    actor = getattr(command, "actor", "")
+    if not actor:
+        raise NotAllowed("Only the GM can do that.")
+    try:
+        fighter = state.fighter(actor)
+    except RuleError:
+        raise NotAllowed("That character is not in this encounter.") from None
+    if fighter.owner != membership.user_id:
+        raise NotAllowed("You can act only for your own character.")
+
+
+def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_form: bool = False,
+           dice: Dice | None = None) -> Result:
+    """Run one command for `user`. Refusals come back as Result(ok=False, error=sentence); nothing changes."""
+    key = (key or "").strip()[:64]
+    if not key:
+        return Result(ok=False, error="This action arrived without its key; reload the page and try again.")
+    try:
+        with transaction.atomic():
+            encounter = Encounter.objects.select_for_update().get(pk=encounter_id)
+            membership = _membership(encounter, user)
+            done = list(encounter.events.filter(batch__in=encounter.events.filter(idempotency_key=key)
+                                                .values("batch")).values_list("seq", flat=True))
+            if done:
+                return Result(ok=True, seqs=done, duplicate=True)
+            if encounter.status != Encounter.Status.ACTIVE:
+                raise RuleError("This encounter is not running." if encounter.status == "draft"
+                                else "This encounter has ended.")
+            engine = engine_for(encounter)
+            if name == UNDO:
+                if not membership.is_gm:
+                    raise NotAllowed("Only the GM can undo.")
+                return _undo(encounter, user, key)
+            if name == END:
+                if not membership.is_gm:
+                    raise NotAllowed("Only the GM can end the encounter.")
+                return _end(encounter, user, key)
+            cls = engine.CODEC.commands.get(name)
+            if cls is None:
+                raise RuleError("That is not an action this combat model knows.")
+            payload = coerce_form(cls, data) if from_form else data
+            command = engine.CODEC.command_from_json(name, payload)
+            state = from_json(engine.State, encounter.state)
+            _check_issuer(command, state, membership)
+            events = engine.decide(state, command, dice or Dice())
+            seqs = _append(encounter, engine, state, events, user, key)
+    except RuleError as exc:
+        return Result(ok=False, error=str(exc))
+    except NotAllowed as exc:
+        return Result(ok=False, error=str(exc))
+    except IntegrityError:
+        # Another request with the same key won the race: it holds the answer.
+        return Result(ok=True, duplicate=True)
+    return Result(ok=True, seqs=seqs)
+
+
+def _append(encounter, engine, state, events, user, key) -> list[int]:
+    seqs = []
+    first = encounter.version + 1
+    for i, event in enumerate(events):
+        seq = encounter.version + 1
+        EncounterEvent.objects.create(
+            encounter=encounter, seq=seq, batch=first, kind=event.kind, payload=engine.CODEC.event_to_json(event),
+            audience=event.audience, actor=user, idempotency_key=key if i == 0 else f"{key}#{i}",
+        )
+        state = engine.evolve(state, event)
+        encounter.version = seq
+        seqs.append(seq)
+    encounter.state = to_json(state)
+    encounter.save(update_fields=["state", "version"])
+    _broadcast_on_commit(encounter)
+    return seqs
+
+
+def _undo(encounter, user, key) -> Result:
+    engine = engine_for(encounter)
+    rows = list(encounter.events.order_by("seq").values_list("seq", "batch", "payload"))
+    undone = set()
+    for _, _, payload in rows:
+        if payload["kind"] == Undone.kind:
+            undone.update(payload["data"]["seqs"])
+    live = [(seq, batch) for seq, batch, payload in rows if payload["kind"] != Undone.kind and seq not in undone]
+    if not live:
+        raise RuleError("There is nothing to undo.")
+    last_batch = live[-1][1]
+    seqs = tuple(seq for seq, batch in live if batch == last_batch)
+    marker = Undone(seqs=seqs)
+    seq = encounter.version + 1
+    EncounterEvent.objects.create(encounter=encounter, seq=seq, batch=seq, kind=marker.kind,
+                                  payload=engine.CODEC.event_to_json(marker), actor=user, idempotency_key=key)
+    encounter.version = seq
+    encounter.state = to_json(replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter)))
+    encounter.save(update_fields=["state", "version"])
+    _broadcast_on_commit(encounter)
+    return Result(ok=True, seqs=[seq])
+
+
+def _end(encounter, user, key) -> Result:
+    """Write back what persists to the PCs' sheets; what does not (Advantages, Collapse points) ends here."""
+    engine = engine_for(encounter)
+    state = from_json(engine.State, encounter.state)
+    keep = engine.write_back(state)
+    combatants = {c.key: c for c in encounter.combatants.select_related("character")}
+    for fighter_key, values in keep.items():
+        character = combatants[fighter_key].character if fighter_key in combatants else None
+        if character is None:
+            continue
+        character.stats = {**character.full_stats(), **values}
+        Character.objects.filter(pk=character.pk).update(stats=character.stats)
+    encounter.status = Encounter.Status.ENDED
+    encounter.ended_at = timezone.now()
+    encounter.save(update_fields=["status", "ended_at"])
+    _broadcast_on_commit(encounter)
+    return Result(ok=True)
+
+
+def _broadcast_on_commit(encounter: Encounter) -> None:
+    from combat.broadcast import broadcast
+
+    encounter_id = encounter.pk
+    transaction.on_commit(lambda: broadcast(encounter_id))

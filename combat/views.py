@@ -1,0 +1,87 @@
+"""Encounter pages. One view serves the full page and, for htmx requests, the fragments."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from campaigns.selectors import gm_membership_or_404, membership_or_404
+from combat import fragments, selectors, services
+from combat.forms import EncounterForm
+from combat.models import Encounter
+
+MAX_FIELD = 2000
+
+
+def _encounter_or_404(membership, encounter_id) -> Encounter:
+    return get_object_or_404(selectors.encounters_for(membership).select_related("campaign"), pk=encounter_id)
+
+
+@login_required
+def encounter_list(request, campaign_id):
+    membership = membership_or_404(request.user, campaign_id)
+    return render(request, "combat/encounter_list.html", {
+        "membership": membership, "campaign": membership.campaign,
+        "encounters": selectors.encounters_for(membership),
+    })
+
+
+@login_required
+def encounter_create(request, campaign_id):
+    membership = gm_membership_or_404(request.user, campaign_id)
+    campaign = membership.campaign
+    form = EncounterForm(request.POST or None, campaign=campaign, initial={"name": f"Encounter {campaign.encounters.count() + 1}"})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        encounter = services.create_encounter(
+            campaign, request.user, name=data["name"], model=data["model"], pcs=list(data["pcs"]),
+            enemies=data["enemies"], ship=data["ship"], settings=data["settings"], hidden=set(data["hidden"]),
+        )
+        services.start_encounter(encounter, request.user)
+        return redirect(encounter)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "combat/encounter_form.html", {"form": form, "campaign": campaign}, status=status)
+
+
+@login_required
+def encounter_detail(request, campaign_id, encounter_id):
+    membership = membership_or_404(request.user, campaign_id)
+    encounter = _encounter_or_404(membership, encounter_id)
+    state = services.load_state(encounter)
+    html = fragments.for_viewer(encounter, state, membership)
+    if request.htmx:
+        return HttpResponse(html)
+    return render(request, "combat/encounter.html", {
+        "membership": membership, "campaign": membership.campaign, "encounter": encounter, "fragments": html,
+    })
+
+
+@login_required
+@require_POST
+def encounter_act(request, campaign_id, encounter_id):
+    """Run one command. htmx gets the viewer's fresh fragments (and a sentence if refused); a plain form is
+    redirected back to the page with the sentence as a message."""
+    membership = membership_or_404(request.user, campaign_id)
+    encounter = _encounter_or_404(membership, encounter_id)
+    data = {k: v[:MAX_FIELD] for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken",)}
+    command = data.pop("command", "")
+    key = data.pop("key", "")
+    result = services.submit(encounter.pk, request.user, command, data, key, from_form=True)
+    if not request.htmx:
+        if not result.ok:
+            messages.error(request, result.error)
+        return redirect(encounter)
+    encounter.refresh_from_db()
+    state = services.load_state(encounter)
+    html = fragments.for_viewer(encounter, state, membership)
+    notice = result.error if not result.ok else ""
+    html += (f'<p id="enc-{encounter.pk}-notice" hx-swap-oob="true" class="notice{" error-box" if notice else ""}" '
+             f'role="alert">{_escape(notice)}</p>')
+    return HttpResponse(html, status=200)
+
+
+def _escape(text: str) -> str:
+    from django.utils.html import escape
+
+    return escape(text)
