@@ -78,8 +78,22 @@ def public_view(encounter: Encounter, state, gm: bool) -> dict:
             all_pcs=[{"key": f.id, "name": f.name} for f in state.pcs()],
             undeclared=[f.name for f in state.enemies() if not f.down and f.aware_of
                         and not any(d.enemy == f.id and not d.extra for d in state.declarations)],
+            everyone=[{"key": f.id, "name": f.name} for f in state.fighters],
+            open_declarations=[d for d in state.declarations if not d.outcome],
+            skills=bb.SKILLS, categories=tuple(bb.SKILL_CATEGORIES),
+            campaign_notes=encounter.campaign.gm_notes,
+            npc_notes=_npc_notes(encounter),
         )
     return view
+
+
+def _npc_notes(encounter: Encounter) -> list[tuple[str, str]]:
+    """GM notes of the NPC kinds in this encounter (GM view only)."""
+    from campaigns.models import Character
+
+    rows = (Character.objects.filter(combatants__encounter=encounter, kind=Character.Kind.NPC)
+            .exclude(gm_notes="").distinct().values_list("name", "gm_notes"))
+    return list(rows)
 
 
 def private_view(encounter: Encounter, state, user_id: int) -> dict:

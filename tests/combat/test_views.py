@@ -102,3 +102,26 @@ def test_oversized_or_junk_form_input_is_refused_cleanly(gm_client, running, pc)
     assert "That is not an action this combat model knows." in body and "<script>" not in body
     running.refresh_from_db()
     assert running.version == 0
+
+
+def test_gm_run_screen_has_every_control_and_the_notes(gm_client, running, pc, npc, campaign):
+    npc.gm_notes = "SECRET-NPC-NOTE: flees at 1 HL"
+    npc.save()
+    page = gm_client.get(running.get_absolute_url()).content.decode()
+    for control in ("declare", "start_players", "spend_collapse", "adjust_health", "set_condition", "undo",
+                    "end_encounter"):
+        assert f'value="{control}"' in page, control
+    assert "SECRET-GM-NOTE" in page and "SECRET-NPC-NOTE: flees at 1 HL" in page
+
+
+def test_gm_tools_work_from_the_form(gm_client, running, pc, npc):
+    url = reverse("encounter_act", args=[running.campaign_id, running.pk])
+    h = {"HX-Request": "true"}
+    gm_client.post(url, {"command": "spend_collapse", "key": "c", "enemy": f"npc{npc.pk}-1", "points": "1",
+                         "note": "frenzy"}, headers=h)
+    gm_client.post(url, {"command": "adjust_health", "key": "h", "target": f"pc{pc.pk}", "change": "-1"}, headers=h)
+    gm_client.post(url, {"command": "set_condition", "key": "k", "target": f"pc{pc.pk}", "slot": "neg_minor",
+                         "value": "Melee"}, headers=h)
+    state = services.load_state(Encounter.objects.get(pk=running.pk))
+    luwe = state.fighter(f"pc{pc.pk}")
+    assert state.collapse == 1 and luwe.health == 2 and luwe.conditions.neg_minor == "Melee"
