@@ -10,7 +10,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _counts():
-    return (User.objects.count(), Campaign.objects.count(), Membership.objects.count(), Character.objects.count(),
+    from combat.models import Encounter
+
+    return (Encounter.objects.count(), User.objects.count(), Campaign.objects.count(), Membership.objects.count(), Character.objects.count(),
             Ship.objects.count(), CrewAssignment.objects.count())
 
 
@@ -31,6 +33,10 @@ def test_demo_has_a_gm_three_players_all_models_and_two_ships(capsys):
     for ship in Ship.objects.all():
         ship.full_clean()
     assert CrewAssignment.objects.filter(station="pilot").count() == 1
+    from combat.models import Encounter
+
+    fight = Encounter.objects.get()
+    assert fight.status == "active" and fight.model == "burn_bryte" and fight.combatants.count() == 5
 
 
 def test_demo_runs_again_without_duplicating_or_overwriting(capsys):

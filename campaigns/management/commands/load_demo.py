@@ -9,12 +9,15 @@ from django.db import transaction
 from campaigns import services
 from campaigns.models import Campaign, Character, Membership, User
 from combat.rules import registry
+from combat import services as combat_services
+from combat.models import Encounter
 from ships.models import CrewAssignment, Ship
 
 DEMO_PASSWORD = "fray-demo-table"
 GM = ("gm", "Gemma (GM)")
 PLAYERS = (("ana", "Ana"), ("ben", "Ben"), ("cleo", "Cleo"))
 CAMPAIGN = "The Drift Between Stars"
+DEMO_ENCOUNTER = "Ambush at the derelict relay"
 
 
 def _stats(system, **values):
@@ -108,7 +111,18 @@ class Command(BaseCommand):
                 defaults={"station": station},
             )
 
+        self._demo_encounter(campaign, users["gm"], ship)
         self.stdout.write(self.style.SUCCESS(f"Demo campaign “{campaign.name}” is ready."))
         self.stdout.write(f"  GM:      gm / {DEMO_PASSWORD}")
         for username, _ in PLAYERS:
             self.stdout.write(f"  Player:  {username} / {DEMO_PASSWORD}")
+
+    def _demo_encounter(self, campaign, gm, ship):
+        """A Burn Bryte fight ready to play: the three PCs against two Nivicks, aboard the Wayward Lantern."""
+        if Encounter.objects.filter(campaign=campaign, name=DEMO_ENCOUNTER).exists():
+            return
+        pcs = list(Character.objects.filter(campaign=campaign, system="burn_bryte", kind=Character.Kind.PC))
+        nivick = Character.objects.get(campaign=campaign, name="Nivick")
+        encounter = combat_services.create_encounter(campaign, gm, name=DEMO_ENCOUNTER, model="burn_bryte",
+                                                     pcs=pcs, enemies=[(nivick, 2)], ship=ship)
+        combat_services.start_encounter(encounter, gm)
