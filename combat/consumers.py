@@ -31,7 +31,11 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
             self.groups_joined.append(group)
         await self.accept()
-        await self.send(text_data=await self._snapshot(user))
+        html = await self._snapshot(user)
+        if html is None:
+            await self.close(code=4404)
+            return
+        await self.send(text_data=html)
 
     async def disconnect(self, code):
         for group in getattr(self, "groups_joined", []):
@@ -42,7 +46,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         if bytes_data is not None or text_data is None or len(text_data) > MAX_FRAME:
             await self.close(code=4400)
             return
-        await self.send(text_data=await self._snapshot(self.scope["user"]))
+        html = await self._snapshot(self.scope["user"])
+        if html is None:  # removed from the campaign since connecting
+            await self.close(code=4404)
+            return
+        await self.send(text_data=html)
 
     async def table_fragment(self, event):
         await self.send(text_data=event["html"])
@@ -58,9 +66,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         return encounter.pk, membership.is_gm
 
     @database_sync_to_async
-    def _snapshot(self, user) -> str:
+    def _snapshot(self, user) -> str | None:
         from combat import fragments, services
 
         encounter = Encounter.objects.select_related("campaign").get(pk=self.encounter_id)
-        membership = Membership.objects.get(campaign_id=encounter.campaign_id, user=user)
+        membership = Membership.objects.filter(campaign_id=encounter.campaign_id, user=user).first()
+        if membership is None:
+            return None
         return fragments.for_viewer(encounter, services.load_state(encounter), membership)

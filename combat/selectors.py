@@ -122,8 +122,9 @@ def private_view(encounter: Encounter, state, user_id: int) -> dict:
             "targets": [{"key": e.id, "name": e.name} for e in state.enemies() if e.id in f.aware_of and not e.down],
         })
     pickable = [{"key": f.id, "name": f.name} for f in state.pcs_left()]
+    seen_by_party = {e for f in state.pcs() for e in f.aware_of}  # an unseen enemy's attack is not on the table
     defendable = [{"id": d.id, "label": f"{state.fighter(d.enemy).name}: {d.text} → {state.fighter(d.target).name}"}
-                  for d in state.declarations if not d.defended and not d.outcome]
+                  for d in state.declarations if not d.defended and not d.outcome and d.enemy in seen_by_party]
     return {"encounter": encounter, "mine": mine, "pickable": pickable, "defendable": defendable,
             "advantages": state.advantages, "entered_dice": bool(state.settings.get("entered_dice")),
             "ended": encounter.status == Encounter.Status.ENDED, "version": encounter.version,
@@ -160,13 +161,13 @@ def log_view(encounter: Encounter, gm: bool, limit: int | None = 30) -> list[dic
             text = "The GM undid the last action."
         else:
             try:
-                text = engine.describe(state, item.event)
+                text = engine.describe(state, item.event, gm=gm)
             except Exception:  # an undone entry may name something the replayed state no longer has
                 text = item.event.kind.replace("_", " ").capitalize() + "."
             if item.seq in live:
                 state = engine.evolve(state, item.event)
-        if item.event.audience == "gm" and not gm:
-            continue
+        if (item.event.audience == "gm" or text is None) and not gm:
+            continue  # GM-only, or nothing the party may know (an unseen enemy's doings)
         entries.append({"seq": item.seq, "text": text, "undone": item.seq not in live and not isinstance(item.event, Undone),
                         "gm_only": item.event.audience == "gm"})
     entries.reverse()

@@ -22,10 +22,37 @@
     wasTurn = turn; wasMay = may;
   }
 
-  document.addEventListener("htmx:ws:open", function () { setStatus("live", "live"); });
+  // hx-ws (htmx 4) names its events htmx:ws:after:connection / htmx:ws:close / htmx:ws:error.
+  function socketOpen(evt) {
+    var connection = evt.detail && evt.detail.connection;
+    return !!(connection && connection.socket && connection.socket.readyState === WebSocket.OPEN);
+  }
+  document.addEventListener("htmx:ws:after:connection", function () { setStatus("live", "live"); });
   document.addEventListener("htmx:ws:close", function () { setStatus("offline", "reconnecting…"); });
-  document.addEventListener("htmx:ws:error", function () { setStatus("offline", "reconnecting…"); });
-  document.addEventListener("htmx:after:swap", checkTurn);
+  document.addEventListener("htmx:ws:error", function (evt) {
+    if (!socketOpen(evt)) setStatus("offline", "reconnecting…");  // a bad frame on a live socket is not a drop
+  });
+  // The same fragment arrives twice (the action's response and the socket), from two connections that can
+  // overtake each other: never let an older version replace a newer one. An extension hook rather than a
+  // document listener: the form that posted may already have been swapped out (its events no longer
+  // bubble to the document) by the time its response arrives.
+  function dropStale(elt, detail) {
+    var tasks = detail && detail.tasks;
+    if (!tasks) return;
+    for (var i = tasks.length - 1; i >= 0; i--) {
+      var incoming = tasks[i].fragment && tasks[i].fragment.firstElementChild, target = tasks[i].target;
+      if (typeof target === "string") target = document.querySelector(target);
+      if (!incoming || !target || !target.dataset) continue;
+      var have = parseInt(target.dataset.version, 10), got = parseInt(incoming.getAttribute("data-version"), 10);
+      if (got < have) tasks.splice(i, 1);
+    }
+  }
+  if (window.htmx) htmx.registerExtension("fray-table", { htmx_before_swap: dropStale, htmx_after_swap: checkTurn });
   document.addEventListener("htmx:ws:after:message:incoming", checkTurn);
   checkTurn();
+
+  // htmx starts on a timer once its deferred script has run; when hx-ws.js arrives after that timer fired,
+  // htmx has already processed the page without the extension and the socket never opens. This script runs
+  // after hx-ws.js (deferred scripts keep their order), so process the table again: both are idempotent.
+  if (window.htmx) htmx.process(live);
 })();

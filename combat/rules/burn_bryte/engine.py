@@ -796,19 +796,33 @@ def _faces(roll: Roll) -> str:
     return ", ".join(str(f) for f in roll.faces) + (" (entered)" if roll.entered else "")
 
 
-def describe(state: State, event: Event) -> str:
-    """One plain sentence for the log, read against the state the event was applied to."""
+def describe(state: State, event: Event, gm: bool = True) -> str | None:
+    """One plain sentence for the log, read against the state the event was applied to.
+
+    For players (gm=False) the sentence leaves out what only the GM knows: Collapse points, and anything
+    about an enemy the party is not aware of (None: no entry at all, or an unnamed hit)."""
     def name(fighter_id: str) -> str:
         try:
             return state.fighter(fighter_id).name
         except RuleError:
             return "someone"
 
+    seen = {e for f in state.pcs() for e in f.aware_of}
+
+    def unseen(fighter_id: str) -> bool:
+        enemy = any(f.id == fighter_id and f.side == "enemy" for f in state.fighters)
+        return not gm and enemy and fighter_id not in seen
+
     if isinstance(event, Declared):
-        extra = " (an extra attack for 1 Collapse point)" if event.extra else ""
+        if unseen(event.enemy):
+            return None
+        extra = (" (an extra attack for 1 Collapse point)" if gm else " (an extra attack)") if event.extra else ""
         return f"{name(event.enemy)} declares: {event.text} against {name(event.target)}{extra}."
     if isinstance(event, DeclarationChanged):
-        return f"The GM changes a declared action to: {event.text} against {name(event.target)} ({event.cost} Collapse)."
+        if unseen(state.declaration(event.id).enemy):
+            return None
+        cost = f" ({event.cost} Collapse)" if gm else ""
+        return f"The GM changes a declared action to: {event.text} against {name(event.target)}{cost}."
     if isinstance(event, PhaseStarted):
         titles = {1: "enemies declare", 2: "players act", 3: "enemies move and resolve"}
         skipped = f" (Phase {', '.join(map(str, event.skipped))} skipped by surprise)" if event.skipped else ""
@@ -831,13 +845,19 @@ def describe(state: State, event: Event) -> str:
         return f"{name(event.fighter)} moves {event.squares} square{'s' if event.squares != 1 else ''} (free move)."
     if isinstance(event, TurnEnded):
         if event.failure == "collapse":
-            return f"{name(event.fighter)}'s turn ends on a failed roll; the GM gains 1 Collapse point."
+            gain = "; the GM gains 1 Collapse point" if gm else ""
+            return f"{name(event.fighter)}'s turn ends on a failed roll{gain}."
         if event.failure == "consequence":
             note = f": {event.note}" if event.note else ""
             return f"{name(event.fighter)}'s turn ends on a failed roll with a consequence{note}."
         return f"{name(event.fighter)} ends their turn."
     if isinstance(event, Resolved):
         d = state.declaration(event.id)
+        if unseen(d.enemy):
+            if event.outcome != "hit" or not event.damage:
+                return None
+            levels = f"{event.damage} Health Level{'s' if event.damage != 1 else ''}"
+            return f"Something unseen hits {name(d.target)} for {levels}."
         text = {"hit": f"hits {name(d.target)} for {event.damage} Health Level{'s' if event.damage != 1 else ''}",
                 "missed": f"misses {name(d.target)} (out of range)",
                 "cancelled": f"is foiled: {name(d.target)} was defended",
@@ -849,6 +869,8 @@ def describe(state: State, event: Event) -> str:
     if isinstance(event, CollapseSpent):
         note = f": {event.note}" if event.note else ""
         return f"The GM spends {event.points} Collapse point{'s' if event.points != 1 else ''} on {name(event.enemy)}{note}."
+    if isinstance(event, (HealthAdjusted, ConditionSet)) and unseen(event.target):
+        return None
     if isinstance(event, HealthAdjusted):
         verb = "regains" if event.change > 0 else "loses"
         n = abs(event.change)

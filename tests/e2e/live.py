@@ -1,0 +1,77 @@
+"""Fixtures for the live-table browser test: a real daphne (HTTP + websockets) in a subprocess.
+
+pytest-django's live server is WSGI-only and cannot carry the table's websocket, so this starts Fray the way
+`make run` serves it (as tests/test_serving.py does): its own FRAY_VAR_DIR with a fresh SQLite database,
+migrate, collectstatic and load_demo (plus one NPC the GM keeps unseen), and no DATABASE_URL / REDIS_URL,
+so the channel layer is in memory.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_PASSWORD = "fray-demo-table"
+# An extra Burn Bryte NPC for the GM to bring in unseen: its name and actions must never reach a player.
+LURKER = "SECRET Lurker"
+ADD_LURKER = f"""
+from campaigns.models import Campaign, Character
+campaign = Campaign.objects.get(name="The Drift Between Stars")
+Character.objects.get_or_create(campaign=campaign, name={LURKER!r},
+                                defaults=dict(system="burn_bryte", kind=Character.Kind.NPC, stats={{}}))
+"""
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def daphne_server(tmp_path_factory):
+    """Base URL of a daphne serving the demo campaign; stopped after the module."""
+    var = tmp_path_factory.mktemp("fray-var")
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    env.update(FRAY_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false")
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    for args in (["migrate", "--noinput", "-v0"], ["collectstatic", "--noinput", "-v0"], ["load_demo"],
+                 ["shell", "-c", ADD_LURKER]):
+        done = subprocess.run(manage + args, env=env, cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    port = _free_port()
+    log = open(var / "daphne.log", "w")
+    daphne = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+        env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(base + "/accounts/login/", timeout=2):
+                break
+        except urllib.error.HTTPError:
+            break
+        except OSError:
+            if daphne.poll() is not None or time.monotonic() > deadline:
+                daphne.kill()
+                log.close()
+                pytest.fail(f"daphne did not start:\n{(var / 'daphne.log').read_text()}")
+            time.sleep(0.1)
+    try:
+        yield base
+    finally:
+        daphne.terminate()
+        try:
+            daphne.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            daphne.kill()
+        log.close()
