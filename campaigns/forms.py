@@ -3,7 +3,15 @@ import zoneinfo
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from campaigns.models import Campaign, Character, Invite, Membership, User
+from campaigns.models import (
+    Campaign,
+    Character,
+    Invite,
+    Membership,
+    User,
+    format_reminder_offsets,
+    parse_reminder_offsets,
+)
 from campaigns.services import normalise_code
 from combat.rules import registry
 from combat.rules.stats import BOOL, CHOICE, INT, TAGS, StatSchema
@@ -32,8 +40,13 @@ class ProfileForm(forms.ModelForm):
 class CampaignForm(forms.ModelForm):
     class Meta:
         model = Campaign
-        fields = ("name", "description", "combat_model", "enemy_health_visibility")
-        widgets = {"description": forms.Textarea(attrs={"rows": 3})}
+        fields = ("name", "description", "combat_model", "enemy_health_visibility", "reminder_offsets")
+        widgets = {"description": forms.Textarea(attrs={"rows": 3}),
+                   "reminder_offsets": forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "24, 1"})}
+
+    def clean_reminder_offsets(self):
+        """'1, 24h, 24' is stored as '24,1': largest first, no repeats."""
+        return format_reminder_offsets(parse_reminder_offsets(self.cleaned_data.get("reminder_offsets", "")))
 
 
 class GMNotesForm(forms.ModelForm):

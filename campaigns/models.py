@@ -1,6 +1,7 @@
 import secrets
 import zoneinfo
 from datetime import timedelta
+from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -18,6 +19,44 @@ JOIN_CODE_LENGTH = 8  # 31^8 ≈ 8.5e11 codes; joining also needs a login and fa
 
 def _timezone_choices():
     return [(name, name) for name in sorted(zoneinfo.available_timezones())]
+
+
+DEFAULT_REMINDER_OFFSETS = "24,1"
+MAX_REMINDER_OFFSETS = 4
+MAX_REMINDER_MINUTES = 7 * 24 * 60
+
+
+def parse_reminder_offsets(value: str) -> list[int]:
+    """'24, 1' -> [1440, 60]: minutes before the start, largest first. Raises ValidationError with a sentence."""
+    minutes = set()
+    for part in (value or "").split(","):
+        part = part.strip().lower().removesuffix("h").strip()
+        if not part:
+            continue
+        try:
+            hours = Decimal(part)
+        except InvalidOperation:
+            raise ValidationError(f"“{part}” is not a number of hours. Write hours separated by commas, such as 24, 1.") from None
+        if not hours.is_finite() or hours <= 0:
+            raise ValidationError("Each reminder must be a positive number of hours before the session.")
+        exact = hours * 60
+        if exact != exact.to_integral_value():
+            raise ValidationError(f"{part} hours is not a whole number of minutes; use, for example, 0.5 for 30 minutes.")
+        if exact > MAX_REMINDER_MINUTES:
+            raise ValidationError("A reminder can be at most 168 hours (one week) before the session.")
+        minutes.add(int(exact))
+    if len(minutes) > MAX_REMINDER_OFFSETS:
+        raise ValidationError(f"Choose at most {MAX_REMINDER_OFFSETS} reminders.")
+    return sorted(minutes, reverse=True)
+
+
+def format_reminder_offsets(minutes: list[int]) -> str:
+    """[1440, 60, 30] -> '24,1,0.5' (the canonical stored form)."""
+    return ",".join(format(Decimal(m) / 60, "f").rstrip("0").rstrip(".") if m % 60 else str(m // 60) for m in minutes)
+
+
+def validate_reminder_offsets(value):
+    parse_reminder_offsets(value)
 
 
 class User(AbstractUser):
@@ -44,6 +83,11 @@ class Campaign(models.Model):
     gm_notes = models.TextField("GM notes", blank=True, max_length=20000)
     enemy_health_visibility = models.CharField(
         "players see enemy health", max_length=12, choices=EnemyHealth.choices, default=EnemyHealth.DESCRIPTOR
+    )
+    reminder_offsets = models.CharField(
+        "session reminders", max_length=40, blank=True, default=DEFAULT_REMINDER_OFFSETS,
+        validators=[validate_reminder_offsets],
+        help_text="Hours before each session, separated by commas, such as 24, 1. Leave empty for no reminders.",
     )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -72,6 +116,9 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.PLAYER)
     joined_at = models.DateTimeField(auto_now_add=True)
+    reminders_opt_out = models.BooleanField(
+        "no session reminders", default=False, help_text="This member gets no reminders before sessions."
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user")]
@@ -201,3 +248,183 @@ class Character(models.Model):
 
     def get_absolute_url(self):
         return reverse("character", args=[self.campaign_id, self.pk])
+
+
+class GameSession(models.Model):
+    """A planned evening of play. Times are stored in UTC; each member sees them in their own time zone."""
+
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", "Scheduled"
+        CANCELLED = "cancelled", "Cancelled"
+        DONE = "done", "Done"
+
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="game_sessions")
+    title = models.CharField(max_length=120)
+    starts_at = models.DateTimeField("start")
+    duration_minutes = models.PositiveIntegerField("expected length in minutes", default=180)
+    notes = models.TextField(blank=True, max_length=4000)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SCHEDULED)
+    cancel_reason = models.CharField(max_length=300, blank=True)
+    # Calendar clients replace an event whose SEQUENCE went up (RFC 5545 §3.8.7.4).
+    sequence = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["starts_at", "pk"]
+        indexes = [models.Index(fields=["campaign", "starts_at"], name="session_campaign_start")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(duration_minutes__gte=1, duration_minutes__lte=24 * 60),
+                name="session_length_1_min_to_24_h",
+            ),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        return reverse("session", args=[self.campaign_id, self.pk])
+
+    @property
+    def ends_at(self):
+        return self.starts_at + timedelta(minutes=self.duration_minutes)
+
+    @property
+    def is_scheduled(self):
+        return self.status == self.Status.SCHEDULED
+
+    @property
+    def has_started(self):
+        return self.starts_at <= timezone.now()
+
+    @property
+    def length_display(self):
+        hours, minutes = divmod(self.duration_minutes, 60)
+        if not hours:
+            return f"{minutes} min"
+        if not minutes:
+            return f"{hours} h"
+        return f"{hours} h {minutes} min"
+
+
+class Rsvp(models.Model):
+    class Answer(models.TextChoices):
+        GOING = "going", "Going"
+        MAYBE = "maybe", "Maybe"
+        NO = "no", "Can't make it"
+
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="rsvps")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rsvps")
+    answer = models.CharField(max_length=5, choices=Answer.choices)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["session", "user"], name="one_rsvp_per_member")]
+        ordering = ["session", "user__username", "pk"]
+
+    def __str__(self):
+        return f"{self.user}: {self.get_answer_display()} for {self.session}"
+
+
+class ReminderQuerySet(models.QuerySet):
+    def pending(self):
+        """Neither sent nor skipped: still owed to someone."""
+        return self.filter(sent_at__isnull=True, skipped_reason="")
+
+
+class Reminder(models.Model):
+    """One message owed to one member: a reminder before a session, or the notice that it was cancelled.
+
+    `send_due_reminders` delivers it exactly once (see campaigns/reminders.py): a sweep claims the row
+    (claimed_at, claim_token), sends, then sets sent_at. A row is finished when sent_at is set or it was
+    skipped (skipped_reason says why: cancelled, opted out, left the campaign...).
+    """
+
+    class Kind(models.TextChoices):
+        REMINDER = "reminder", "Reminder"
+        CANCELLATION = "cancellation", "Cancellation notice"
+
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="reminders")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reminders")
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.REMINDER)
+    offset_minutes = models.PositiveIntegerField(default=0, help_text="Minutes before the start; 0 for notices.")
+    send_at = models.DateTimeField()
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claim_token = models.UUIDField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    retry_at = models.DateTimeField(null=True, blank=True, help_text="After a failed send: not before this.")
+    sent_at = models.DateTimeField(null=True, blank=True)
+    late = models.BooleanField(default=False, help_text="Sent more than 5 minutes after it was due.")
+    skipped_reason = models.CharField(max_length=120, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ReminderQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["send_at", "pk"]
+        indexes = [
+            models.Index(fields=["send_at"], name="reminder_pending_send_at",
+                         condition=models.Q(sent_at__isnull=True, skipped_reason="")),
+        ]
+        constraints = [
+            # At most one pending message per member, session, kind and offset: recomputing never duplicates.
+            models.UniqueConstraint(
+                fields=["session", "user", "kind", "offset_minutes"], name="one_pending_reminder",
+                condition=models.Q(sent_at__isnull=True, skipped_reason=""),
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} for {self.user} about {self.session}"
+
+    @property
+    def state(self):
+        if self.sent_at:
+            return "sent late" if self.late else "sent"
+        if self.skipped_reason:
+            return f"skipped ({self.skipped_reason})"
+        return "claimed" if self.claimed_at else "pending"
+
+
+class Notification(models.Model):
+    """An in-app message in the user's notification list (the badge in the top bar counts unread ones)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications")
+    campaign = models.ForeignKey(Campaign, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    text = models.CharField(max_length=500)
+    url = models.CharField(max_length=300, blank=True)
+    # The reminder it delivers: unique, so a reminder can never become two notifications.
+    reminder = models.OneToOneField(
+        Reminder, null=True, blank=True, on_delete=models.SET_NULL, related_name="notification"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["user", "read_at"], name="notification_user_unread")]
+
+    def __str__(self):
+        return self.text
+
+
+def new_calendar_token():
+    return secrets.token_urlsafe(32)  # 256 bits
+
+
+class CalendarFeed(models.Model):
+    """The secret address of a user's calendar feed. Rotating the token turns the old address off."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_feed")
+    token = models.CharField(max_length=64, unique=True, default=new_calendar_token)
+    created_at = models.DateTimeField(auto_now_add=True)
+    rotated_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"Calendar feed of {self.user}"

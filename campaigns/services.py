@@ -12,10 +12,13 @@ class ServiceError(Exception):
 
 
 @transaction.atomic
-def create_campaign(user, *, name, description="", combat_model, enemy_health_visibility=None) -> Campaign:
+def create_campaign(user, *, name, description="", combat_model, enemy_health_visibility=None,
+                    reminder_offsets=None) -> Campaign:
     campaign = Campaign(name=name, description=description, combat_model=combat_model, created_by=user)
     if enemy_health_visibility:
         campaign.enemy_health_visibility = enemy_health_visibility
+    if reminder_offsets is not None:
+        campaign.reminder_offsets = reminder_offsets
     campaign.full_clean()
     campaign.save()
     Membership.objects.create(campaign=campaign, user=user, role=Membership.Role.GM)
@@ -70,7 +73,10 @@ def join_campaign(user, invite: Invite) -> tuple[Membership, bool]:
     )
     if created:
         Invite.objects.filter(pk=invite.pk).update(uses=invite.uses + 1)
+        from campaigns.sessions import sync_campaign_reminders
         from campaigns.tasks import notify_gms_of_new_player
+
+        sync_campaign_reminders(membership.campaign)  # reminders for the sessions ahead
 
         transaction.on_commit(lambda: notify_gms_of_new_player.delay(membership.pk))
     return membership, created
@@ -96,6 +102,9 @@ def remove_member(campaign: Campaign, member: Membership) -> None:
     # Their PCs stay in the campaign (the story keeps them) but no longer have a player.
     Character.objects.filter(campaign=campaign, owner=member.user).update(owner=None)
     member.delete()
+    from campaigns.sessions import forget_member_reminders
+
+    forget_member_reminders(campaign, member.user)
 
 
 def save_character(character: Character) -> Character:

@@ -2,6 +2,7 @@ from celery import shared_task
 from django.conf import settings
 from django.core.mail import send_mail
 
+from campaigns import reminders
 from campaigns.models import Membership
 
 
@@ -27,3 +28,10 @@ def notify_gms_of_new_player(membership_id: int) -> int:
         recipient_list=recipients,
     )
     return len(recipients)
+
+
+@shared_task(ignore_result=True)
+def send_due_reminders() -> dict:
+    """Run by beat every minute (CELERY_BEAT_SCHEDULE). Safe to run on several workers at once: each due
+    reminder is delivered once (campaigns/reminders.py explains how). Returns counts of what happened."""
+    return reminders.send_due_reminders()

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from campaigns import views
+from campaigns import session_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -27,4 +27,22 @@ urlpatterns = [
          name="character_edit"),
     path("campaigns/<int:campaign_id>/characters/<int:character_id>/delete/", views.character_delete,
          name="character_delete"),
+    # Game sessions, reminders, notifications and calendars (campaigns/session_views.py)
+    path("campaigns/<int:campaign_id>/sessions/", session_views.session_list, name="sessions"),
+    path("campaigns/<int:campaign_id>/sessions/new/", session_views.session_create, name="session_create"),
+    path("campaigns/<int:campaign_id>/sessions/<int:session_id>/", session_views.session_detail, name="session"),
+    path("campaigns/<int:campaign_id>/sessions/<int:session_id>/edit/", session_views.session_edit,
+         name="session_edit"),
+    path("campaigns/<int:campaign_id>/sessions/<int:session_id>/cancel/", session_views.session_cancel,
+         name="session_cancel"),
+    path("campaigns/<int:campaign_id>/sessions/<int:session_id>/done/", session_views.session_done,
+         name="session_done"),
+    path("campaigns/<int:campaign_id>/sessions/<int:session_id>/rsvp/", session_views.session_rsvp,
+         name="session_rsvp"),
+    path("campaigns/<int:campaign_id>/sessions/<int:session_id>/session.ics", session_views.session_ics,
+         name="session_ics"),
+    path("campaigns/<int:campaign_id>/reminders/", session_views.reminder_preference, name="reminder_preference"),
+    path("notifications/", session_views.notifications, name="notifications"),
+    path("accounts/calendar/rotate/", session_views.calendar_rotate, name="calendar_rotate"),
+    path("calendar/<str:token>.ics", session_views.calendar_feed, name="calendar_feed"),
 ]

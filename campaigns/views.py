@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from campaigns import selectors, services
+from campaigns import selectors, services, sessions
 from campaigns.forms import (
     CampaignForm,
     CharacterForm,
@@ -58,7 +58,9 @@ def profile(request):
         form.save()
         messages.success(request, "Profile saved.")
         return redirect("profile")
-    return render(request, "registration/profile.html", {"form": form})
+    feed = sessions.calendar_feed_for(request.user)
+    calendar_url = request.build_absolute_uri(reverse("calendar_feed", args=[feed.token]))
+    return render(request, "registration/profile.html", {"form": form, "calendar_url": calendar_url})
 
 
 @login_required
@@ -84,7 +86,11 @@ def campaign_detail(request, campaign_id):
         "npcs": [c for c in characters if not c.is_pc],
         "ships": ships_for(campaign),
         "encounters": encounters_for(membership).filter(status__in=["active", "draft"])[:5],
+        "next_session": selectors.next_session(campaign),
     }
+    if context["next_session"]:
+        context["next_session_board"] = selectors.rsvp_board(
+            context["next_session"], selectors.campaign_members(campaign), request.user)
     if membership.is_gm:
         invite = selectors.usable_invite(campaign)
         members = list(campaign.memberships.select_related("user"))
@@ -110,6 +116,8 @@ def campaign_edit(request, campaign_id):
     form = CampaignForm(request.POST or None, instance=membership.campaign)
     if request.method == "POST" and form.is_valid():
         form.save()
+        if "reminder_offsets" in form.changed_data:
+            sessions.sync_campaign_reminders(membership.campaign)
         messages.success(request, "Campaign saved.")
         return redirect(membership.campaign)
     return render(request, "campaigns/campaign_form.html", {"form": form, "campaign": membership.campaign})

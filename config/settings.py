@@ -114,6 +114,9 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+MEDIA_URL = "/media/"
+MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
+
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
@@ -153,11 +156,21 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-CELERY_BEAT_SCHEDULE = {}
+CELERY_BEAT_SCHEDULE = {
+    # Session reminders and cancellation notices. Expiring unrun sweeps keeps a backlog from piling up
+    # while workers are down; the next sweep catches up with everything overdue anyway.
+    "send-due-reminders": {
+        "task": "campaigns.tasks.send_due_reminders",
+        "schedule": 60.0,
+        "options": {"expires": 55},
+    },
+}
 
 EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Fray <fray@localhost>")
+# Bounds one SMTP send, well inside the reminder sweep's claim timeout (campaigns/reminders.py).
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=30)
 
 # Public base URL used in e-mails and invite links when there is no request (tasks).
 FRAY_BASE_URL = env.str("FRAY_BASE_URL", default="http://127.0.0.1:8000")

@@ -24,6 +24,18 @@ def test_admin_pages_open_for_staff(client, gm, campaign, pc, npc):
     from ships.models import CrewAssignment, Ship
 
     regenerate_invite(campaign, gm, days=7)
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from campaigns import sessions
+    from campaigns.models import Notification
+
+    game = sessions.create_session(campaign, gm, title="Relay", starts_at=timezone.now() + timedelta(days=3),
+                                   duration_minutes=180)  # and its reminders
+    sessions.set_rsvp(game, gm, "going")
+    Notification.objects.create(user=gm, campaign=campaign, text="Relay starts soon.", url=game.get_absolute_url())
+    sessions.calendar_feed_for(gm)
 
     ship = Ship.objects.create(campaign=campaign, name="Lantern")
     CrewAssignment.objects.create(ship=ship, character=pc, station="pilot")
