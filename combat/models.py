@@ -1,6 +1,7 @@
 from django.conf import settings as django_settings
 from django.db import models
 from django.urls import reverse
+from django.utils.text import slugify
 
 from combat.rules import registry
 
@@ -24,6 +25,9 @@ class Encounter(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+    log_revealed = models.BooleanField(
+        default=False, help_text="After the encounter, players may read the whole log, GM-only entries included."
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -84,3 +88,40 @@ class EncounterEvent(models.Model):
 
     def __str__(self):
         return f"{self.encounter} #{self.seq} {self.kind}"
+
+
+class ExportJob(models.Model):
+    """One export of an encounter's log, made by a Celery task and stored through Django's storage API."""
+
+    class Format(models.TextChoices):
+        JSON = "json", "JSON (complete, re-importable)"
+        CSV = "csv", "CSV (one row per event)"
+        MARKDOWN = "md", "Markdown (for a group chat)"
+        HTML = "html", "Printable page"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="exports")
+    requested_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    gm_view = models.BooleanField(help_text="Made with everything the GM sees; otherwise what this player may see.")
+    format = models.CharField(max_length=4, choices=Format.choices)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    file = models.FileField(upload_to="exports/", blank=True)
+    events = models.PositiveIntegerField(default=0)
+    error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.get_format_display()} export of {self.encounter}"
+
+    @property
+    def filename(self):
+        return f"{slugify(self.encounter.name) or 'encounter'}-{self.encounter_id}.{self.format}"

@@ -1,10 +1,19 @@
 from django.urls import path
 
-from combat import views
+from combat import review_views, views
 
 urlpatterns = [
     path("campaigns/<int:campaign_id>/encounters/", views.encounter_list, name="encounters"),
     path("campaigns/<int:campaign_id>/encounters/new/", views.encounter_create, name="encounter_create"),
     path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/", views.encounter_detail, name="encounter"),
     path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/act/", views.encounter_act, name="encounter_act"),
+    path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/log/", review_views.encounter_log,
+         name="encounter_log"),
+    path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/log/reveal/", review_views.encounter_log_reveal,
+         name="encounter_log_reveal"),
+    path("campaigns/<int:campaign_id>/encounters/<int:encounter_id>/log/export/", review_views.export_start,
+         name="export_start"),
+    path("campaigns/<int:campaign_id>/exports/<int:job_id>/", review_views.export_status, name="export_status"),
+    path("campaigns/<int:campaign_id>/exports/<int:job_id>/download/", review_views.export_download,
+         name="export_download"),
 ]

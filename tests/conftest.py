@@ -15,6 +15,12 @@ def _static_manifest(django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
+def _media_in_tmp(settings, tmp_path):
+    """Exports and uploads go to a fresh folder per test, never into the checkout."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
 def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

@@ -42,10 +42,26 @@ MATRIX = {
     "encounter_create": ("get", {"gm": OK}),
     "encounter": ("get", {"player": OK, "other_player": OK, "gm": OK}),
     "encounter_act": ("post", {"player": OK, "other_player": OK, "gm": OK}),
+    "encounter_log": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "encounter_log_reveal": ("post", {"gm": OK}),
+    "export_start": ("post", {"player": OK, "other_player": OK, "gm": OK}),
+    "export_status": ("get", {"gm": OK}),  # only who asked for it: the GM here
+    "export_download": ("get", {"gm": OK}),
+    "sessions": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "session_create": ("get", {"gm": OK}),
+    "session": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "session_edit": ("get", {"gm": OK}),
+    "session_cancel": ("post", {"gm": OK}),
+    "session_done": ("post", {"gm": OK}),
+    "session_rsvp": ("post", {"player": OK, "other_player": OK, "gm": OK}),
+    "session_ics": ("get", {"player": OK, "other_player": OK, "gm": OK}),
+    "reminder_preference": ("post", {"player": OK, "other_player": OK, "gm": OK}),
 }
 # URLs outside any campaign: anyone logged in may use them, anonymous visitors log in first.
-ACCOUNT_URLS = {"profile", "password_change", "password_change_done", "join_code", "campaign_create"}
-PUBLIC_URLS = {"home", "signup", "login", "logout", "join_link", "healthz"}
+ACCOUNT_URLS = {"profile", "password_change", "password_change_done", "join_code", "campaign_create",
+                "notifications", "calendar_rotate"}
+# calendar_feed: no login (calendar apps), the secret token is the key; tests/campaigns/test_calendar.py.
+PUBLIC_URLS = {"home", "signup", "login", "logout", "join_link", "healthz", "calendar_feed"}
 
 
 def _app_url_names():
@@ -77,7 +93,22 @@ def world(campaign, pc, npc, gm, player):
     encounter = combat_services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc],
                                                  enemies=[(npc, 2)])
     combat_services.start_encounter(encounter, gm)
-    return {"campaign": campaign, "pc": pc, "ship": ship, "post": post, "member": member, "encounter": encounter}
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from campaigns import sessions
+
+    game = sessions.create_session(campaign, gm, title="Relay", starts_at=timezone.now() + timedelta(days=2),
+                                   duration_minutes=180)
+    from combat.models import ExportJob
+    from combat.tasks import run_export
+
+    export = ExportJob.objects.create(encounter=encounter, requested_by=gm, gm_view=True, format="md")
+    run_export(export.pk)
+    return {"campaign": campaign, "pc": pc, "ship": ship, "post": post, "member": member, "encounter": encounter,
+            "export": export,
+            "session": game}
 
 
 def _url_and_data(name, w):
@@ -91,11 +122,20 @@ def _url_and_data(name, w):
         "crew_remove": [c, w["ship"].pk, w["post"].pk],
         "encounters": [c], "encounter_create": [c], "encounter": [c, w["encounter"].pk],
         "encounter_act": [c, w["encounter"].pk],
+        "encounter_log": [c, w["encounter"].pk], "encounter_log_reveal": [c, w["encounter"].pk],
+        "export_start": [c, w["encounter"].pk], "export_status": [c, w["export"].pk],
+        "export_download": [c, w["export"].pk],
+        "sessions": [c], "session_create": [c], "session": [c, w["session"].pk], "session_edit": [c, w["session"].pk],
+        "session_cancel": [c, w["session"].pk], "session_done": [c, w["session"].pk],
+        "session_rsvp": [c, w["session"].pk], "session_ics": [c, w["session"].pk], "reminder_preference": [c],
     }[name]
     data = {
         "invite_regenerate": {"days": 7}, "member_role": {"role": "gm"},
         "crew_add": {"character": w["pc"].pk, "station": "operator"},
         "encounter_act": {"command": "end_turn", "key": "k", "actor": "pc1"},
+        "export_start": {"format": "csv"},
+        "session_rsvp": {"answer": "going"}, "reminder_preference": {"reminders": "off"},
+        "session_cancel": {"reason": "Ill."},
     }.get(name, {})
     return reverse(name, args=args), data
 
@@ -133,7 +173,9 @@ def test_unknown_ids_are_404_not_500(client, world, request, role):
     _login(client, role, request)
     c = world["campaign"].pk
     for url in (f"/campaigns/{c + 999}/", f"/campaigns/{c}/characters/999999/", f"/campaigns/{c}/ships/999999/",
-                f"/campaigns/{c}/ships/{world['ship'].pk}/crew/999999/remove/", "/join/not-a-token/"):
+                f"/campaigns/{c}/ships/{world['ship'].pk}/crew/999999/remove/", "/join/not-a-token/",
+                f"/campaigns/{c}/sessions/999999/", f"/campaigns/{c}/sessions/999999/session.ics",
+                "/calendar/not-a-token.ics"):
         response = client.post(url) if url.endswith("remove/") else client.get(url)
         assert response.status_code == 404, url
 

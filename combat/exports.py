@@ -1,0 +1,207 @@
+"""Encounter exports, written as streams so a 10,000-event log needs no more memory than one event.
+
+JSON schema "fray.encounter-export", version 1 (documented in combat/EXPORTS.md):
+    {"schema": "fray.encounter-export", "version": 1, "exported_at": ISO time, "complete": bool,
+     "encounter": {"name", "model", "status", "settings", "campaign"},
+     "combatants": [{"key", "name", "side"}],
+     "initial": state JSON (complete exports only),
+     "events": [{"seq", "batch", "kind", "audience", "actor", "created_at", "data", "text"}],
+     "final": state JSON (complete exports only)}
+A complete export (made by a GM) imports back into a new encounter that replays to the same state.
+A player's export holds only what that player may see: no GM-only events, no unseen enemies, no states.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from combat.models import Encounter, EncounterEvent
+from combat.review import may_see_gm_only
+from combat.rules.core import Undone, from_json, replay, to_json
+from combat.services import engine_for, load_initial
+
+SCHEMA = "fray.encounter-export"
+VERSION = 1
+CHUNK = 500
+
+
+@dataclass
+class Row:
+    seq: int
+    batch: int
+    kind: str
+    audience: str
+    actor: str
+    created_at: str
+    payload: dict
+    text: str
+    round: int
+    phase: int
+    undone: bool
+    dice: str
+
+
+def rows(encounter: Encounter, gm_view: bool) -> Iterator[Row]:
+    """The log in order, one row at a time, with each event's sentence; filtered for a player's view.
+
+    Undo markers name earlier events, so which events are undone is read first (one small query)."""
+    engine = engine_for(encounter)
+    show_all = gm_view or may_see_gm_only(encounter, False)
+    undone = set()
+    for payload in encounter.events.filter(kind=Undone.kind).values_list("payload", flat=True):
+        undone.update(payload["data"]["seqs"])
+    state = load_initial(encounter)
+    query = (EncounterEvent.objects.filter(encounter=encounter).order_by("seq")
+             .values_list("seq", "batch", "kind", "audience", "actor__username", "created_at", "payload"))
+    for seq, batch, kind, audience, actor, created_at, payload in query.iterator(chunk_size=CHUNK):
+        event = engine.CODEC.event_from_json(payload)
+        if isinstance(event, Undone):
+            text = "The GM undid the last action."
+        else:
+            try:
+                text = engine.describe(state, event, gm=show_all)
+            except Exception:
+                text = kind.replace("_", " ").capitalize() + "."
+        row = Row(seq, batch, kind, audience, actor or "", created_at.isoformat(), payload, text or "",
+                  state.round, state.phase, seq in undone, _dice(payload))
+        if not isinstance(event, Undone) and seq not in undone:
+            state = engine.evolve(state, event)
+        if show_all or (audience != "gm" and text):
+            yield row
+
+
+def _dice(payload: dict) -> str:
+    roll = payload.get("data", {}).get("roll")
+    if roll:
+        return f"{len(roll['faces'])}d{roll['sides']}: " + " ".join(map(str, roll["faces"]))
+    if payload.get("kind") == "advantage_spent":
+        return f"reroll: {payload['data']['face']}"
+    return ""
+
+
+def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
+    complete = gm_view
+    head = {
+        "schema": SCHEMA, "version": VERSION, "exported_at": timezone.now().isoformat(), "complete": complete,
+        "encounter": {"name": encounter.name, "model": encounter.model, "status": encounter.status,
+                      "settings": encounter.settings, "campaign": encounter.campaign.name},
+        "combatants": [{"key": c.key, "name": c.name, "side": c.side}
+                       for c in encounter.combatants.order_by("pk")
+                       if gm_view or c.side == "pc" or not c.hidden],
+    }
+    if complete:
+        head["initial"] = encounter.initial
+    text = json.dumps(head, ensure_ascii=False)
+    out.write(text[:-1] + ', "events": [')
+    count = 0
+    for row in rows(encounter, gm_view):
+        if count:
+            out.write(",")
+        out.write(json.dumps({"seq": row.seq, "batch": row.batch, "kind": row.kind, "audience": row.audience,
+                              "actor": row.actor, "created_at": row.created_at,
+                              "data": row.payload["data"] if (gm_view or row.kind == "undone") else None,
+                              "text": row.text, "undone": row.undone}, ensure_ascii=False))
+        count += 1
+    out.write("]")
+    if complete:
+        out.write(', "final": ' + json.dumps(encounter.state, ensure_ascii=False))
+    out.write("}\n")
+    return count
+
+
+def write_csv(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
+    writer = csv.writer(out)
+    writer.writerow(["seq", "time", "round", "phase", "kind", "by", "event", "dice", "undone"])
+    count = 0
+    for row in rows(encounter, gm_view):
+        writer.writerow([row.seq, row.created_at, row.round, row.phase, row.kind, row.actor, row.text, row.dice,
+                         "yes" if row.undone else ""])
+        count += 1
+    return count
+
+
+def write_markdown(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
+    out.write(f"# {encounter.name}\n\n{encounter.combat_model.name} · {encounter.campaign.name}\n")
+    current = None
+    count = 0
+    for row in rows(encounter, gm_view):
+        if row.round != current:
+            current = row.round
+            out.write(f"\n## Round {row.round}\n\n")
+        text = f"~~{row.text}~~ (undone)" if row.undone else row.text
+        out.write(f"- {text}\n")
+        count += 1
+    return count
+
+
+def write_html(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
+    out.write(render_to_string("combat/export_print.html#head", {"encounter": encounter}))
+    current = None
+    count = 0
+    for row in rows(encounter, gm_view):
+        if row.round != current:
+            if current is not None:
+                out.write("</ol></section>")
+            current = row.round
+            out.write(f"<section><h2>Round {row.round}</h2><ol>")
+        out.write(render_to_string("combat/export_print.html#row", {"row": row}))
+        count += 1
+    if current is not None:
+        out.write("</ol></section>")
+    out.write(render_to_string("combat/export_print.html#foot", {}))
+    return count
+
+
+WRITERS = {"json": write_json, "csv": write_csv, "md": write_markdown, "html": write_html}
+
+
+# --- import -------------------------------------------------------------------------------------------------
+
+class ExportImportError(ValueError):
+    """The file cannot be imported; the message says why in a sentence."""
+
+
+def import_encounter(campaign, user, data: dict) -> Encounter:
+    """Recreate an encounter from a complete JSON export; its replay must equal the exported final state."""
+    from django.db import transaction
+
+    from combat.models import Combatant
+
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ExportImportError("This is not a Fray encounter export.")
+    if data.get("version") != VERSION:
+        raise ExportImportError(f"This export uses version {data.get('version')}; Fray reads version {VERSION}.")
+    if not data.get("complete"):
+        raise ExportImportError("Only a GM's complete export can be imported.")
+    meta = data["encounter"]
+    with transaction.atomic():
+        encounter = Encounter.objects.create(
+            campaign=campaign, name=meta["name"], model=meta["model"], status=Encounter.Status.ENDED,
+            settings=meta["settings"], initial=data["initial"], state=data["initial"], created_by=user,
+            started_at=timezone.now(), ended_at=timezone.now(),
+        )
+        engine = engine_for(encounter)
+        for c in data["combatants"]:
+            Combatant.objects.create(encounter=encounter, key=c["key"], name=c["name"], side=c["side"])
+        for e in data["events"]:
+            payload = {"kind": e["kind"], "data": e["data"]}
+            engine.CODEC.event_from_json(payload)  # refuses malformed events
+            EncounterEvent.objects.create(encounter=encounter, seq=e["seq"], batch=e["batch"], kind=e["kind"],
+                                          payload=payload, audience=e["audience"], actor=None,
+                                          idempotency_key=f"import-{e['seq']}")
+        from combat.services import load_log
+
+        state = replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter))
+        encounter.state = to_json(state)
+        encounter.version = max((e["seq"] for e in data["events"]), default=0)
+        encounter.save(update_fields=["state", "version"])
+        if "final" in data and encounter.state != data["final"]:
+            raise ExportImportError("The imported log does not replay to the exported state.")
+    return encounter

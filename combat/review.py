@@ -1,0 +1,155 @@
+"""The after-action review of one encounter for one viewer: timeline, per-character summary, chart data.
+
+Built by replaying the log once. GM-only entries reach a player only when the GM has revealed the log
+after the encounter ended.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from combat.models import Encounter
+from combat.rules.burn_bryte import engine as bb
+from combat.rules.burn_bryte import review as bb_review
+from combat.rules.core import Undone, active_events
+from combat.services import engine_for, load_initial, load_log
+
+PHASE_NAMES = {1: "Phase 1: enemies declare", 2: "Phase 2: players act", 3: "Phase 3: enemies resolve"}
+FACTS = {"burn_bryte": bb_review}
+
+
+@dataclass
+class Entry:
+    seq: int
+    kind: str
+    text: str
+    round: int
+    phase: int
+    turn: str
+    actor: str
+    undone: bool
+    gm_only: bool
+    dice: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    key: str
+    name: str
+    side: str
+    actions: int = 0
+    rolls: int = 0
+    successes: int = 0
+    failures: int = 0
+    doubles: int = 0
+    damage_dealt: int = 0
+    damage_taken: int = 0
+    figures: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Review:
+    entries: list[Entry]
+    summaries: list[Summary]
+    faces: dict[int, Counter]  # die size -> face counts (live rolls only)
+    damage_by_round: dict[int, int]
+    by_complexity: dict[int, tuple[int, int, float]]  # complexity -> (rolls, successes, expected successes)
+    model_figures: tuple[tuple[str, str], ...]
+    fighters: dict[str, str]
+    kinds: list[str]
+
+
+def may_see_gm_only(encounter: Encounter, is_gm: bool) -> bool:
+    return is_gm or (encounter.status == Encounter.Status.ENDED and encounter.log_revealed)
+
+
+def build(encounter: Encounter, is_gm: bool) -> Review:
+    engine = engine_for(encounter)
+    facts_of = FACTS[encounter.model].facts
+    show_all = may_see_gm_only(encounter, is_gm)
+    log = load_log(encounter)
+    live = {item.seq for item in active_events(log)}
+    state = load_initial(encounter)
+    summaries = {f.id: Summary(f.id, f.name, f.side) for f in state.fighters}
+    figures = tuple((key, label) for key, label, gm_only in FACTS[encounter.model].MODEL_FIGURES
+                    if show_all or not gm_only)
+    for s in summaries.values():
+        s.figures = {key: 0 for key, _ in figures}
+    entries: list[Entry] = []
+    faces: dict[int, Counter] = defaultdict(Counter)
+    damage_by_round: dict[int, int] = defaultdict(int)
+    complexity: dict[int, list[float]] = defaultdict(lambda: [0, 0, 0.0])
+    for item in log:
+        event = item.event
+        if isinstance(event, Undone):
+            entries.append(Entry(item.seq, event.kind, "The GM undid the last action.", state.round, state.phase,
+                                 state.turn, "", False, False))
+            continue
+        counted = item.seq in live
+        try:
+            text = engine.describe(state, event, gm=show_all)
+            f = facts_of(state, event)
+        except Exception:  # an undone entry may refer to something the replayed state no longer has
+            text, f = event.kind.replace("_", " ").capitalize() + ".", None
+        gm_only = event.audience == "gm"
+        if text is not None and (show_all or not gm_only):
+            entries.append(Entry(item.seq, event.kind, text, f.round if f else state.round,
+                                 f.phase if f else state.phase, f.turn if f else state.turn,
+                                 f.actor if f else "", not counted, gm_only,
+                                 [(r.sides, r.faces) for r in f.rolls] if f else []))
+        if counted and f is not None and (show_all or not gm_only):
+            _count(f, summaries, faces, damage_by_round, complexity)
+        if counted:
+            state = engine.evolve(state, event)
+    by_complexity = {c: (int(n), int(ok), exp) for c, (n, ok, exp) in sorted(complexity.items())}
+    return Review(
+        entries=entries, summaries=list(summaries.values()), faces=dict(faces),
+        damage_by_round=dict(sorted(damage_by_round.items())), by_complexity=by_complexity,
+        model_figures=figures,
+        fighters={f.id: f.name for f in state.fighters}, kinds=sorted({e.kind for e in entries}),
+    )
+
+
+def _count(f, summaries, faces, damage_by_round, complexity) -> None:
+    actor = summaries.get(f.actor)
+    if actor is not None:
+        actor.actions += int(f.action)
+        for key in actor.figures:
+            actor.figures[key] += getattr(f, key, 0)
+    for roll in f.rolls:
+        faces[roll.sides].update(roll.faces)
+        if roll.complexity >= 2 and actor is not None:  # a reroll of one die is not a new roll
+            actor.rolls += 1
+            actor.successes += int(roll.succeeded)
+            actor.failures += int(not roll.succeeded)
+            actor.doubles += int(roll.doubles)
+            bucket = complexity[roll.complexity]
+            bucket[0] += 1
+            bucket[1] += int(roll.succeeded)
+            bucket[2] += bb.chance_of_success(roll.complexity, roll.sides)
+    rescued = f.extra.get("rescued")
+    if rescued and actor is not None:  # an Advantage reroll turned a failed roll into a success
+        actor.successes += 1
+        actor.failures -= 1
+        complexity[rescued][1] += 1
+    for source, target, amount in f.damage:
+        if source in summaries:
+            summaries[source].damage_dealt += amount
+        if target in summaries:
+            summaries[target].damage_taken += amount
+        damage_by_round[f.round] += amount
+
+
+def filtered(review: Review, fighter: str = "", kind: str = "") -> list[Entry]:
+    return [e for e in review.entries
+            if (not fighter or e.actor == fighter or e.turn == fighter) and (not kind or e.kind == kind)]
+
+
+def grouped(entries: list[Entry]) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
+    """[(round title, [(phase or turn title, entries)])] in log order."""
+    rounds: dict[int, dict[str, list[Entry]]] = {}
+    for e in entries:
+        title = PHASE_NAMES.get(e.phase, f"Phase {e.phase}")
+        rounds.setdefault(e.round, {}).setdefault(title, []).append(e)
+    return [(f"Round {r}", list(phases.items())) for r, phases in rounds.items()]

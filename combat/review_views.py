@@ -1,0 +1,104 @@
+"""The combat log review: timeline with filters, per-character summary, charts."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from campaigns.selectors import membership_or_404
+from combat import charts, review, selectors
+from combat.models import Encounter, ExportJob
+
+
+@login_required
+def encounter_log(request, campaign_id, encounter_id):
+    membership = membership_or_404(request.user, campaign_id)
+    encounter = get_object_or_404(selectors.encounters_for(membership).select_related("campaign"), pk=encounter_id)
+    data = review.build(encounter, membership.is_gm)
+    fighter = request.GET.get("fighter", "")
+    kind = request.GET.get("kind", "")
+    fighter = fighter if fighter in data.fighters else ""
+    kind = kind if kind in data.kinds else ""
+    context = {
+        "membership": membership, "campaign": membership.campaign, "encounter": encounter, "review": data,
+        "timeline": review.grouped(review.filtered(data, fighter, kind)), "fighter": fighter, "kind": kind,
+        "fighters": sorted(data.fighters.items(), key=lambda kv: kv[1]),
+        "kinds": [(k, k.replace("_", " ")) for k in data.kinds],
+        "face_charts": charts.dice_faces(data.faces),
+        "damage_chart": charts.damage_per_round(data.damage_by_round),
+        "complexity_chart": charts.success_by_complexity(data.by_complexity),
+        "can_reveal": membership.is_gm and encounter.status == Encounter.Status.ENDED,
+        "exports": encounter.exports.filter(requested_by=request.user)[:5],
+        "formats": ExportJob.Format.choices,
+    }
+    if request.htmx and request.GET.get("part") == "timeline":
+        return render(request, "combat/log.html#timeline", context)
+    return render(request, "combat/log.html", context)
+
+
+@login_required
+@require_POST
+def encounter_log_reveal(request, campaign_id, encounter_id):
+    membership = membership_or_404(request.user, campaign_id)
+    if not membership.is_gm:
+        raise Http404("No such page.")
+    encounter = get_object_or_404(Encounter, pk=encounter_id, campaign=membership.campaign)
+    if encounter.status != Encounter.Status.ENDED:
+        messages.error(request, "The log can be revealed once the encounter has ended.")
+    else:
+        encounter.log_revealed = request.POST.get("reveal") == "1"
+        encounter.save(update_fields=["log_revealed"])
+        messages.success(request, "Players now see the whole log." if encounter.log_revealed
+                         else "GM-only entries are hidden from players again.")
+    return redirect("encounter_log", campaign_id, encounter_id)
+
+
+# --- exports --------------------------------------------------------------------------------------------------
+
+@login_required
+@require_POST
+def export_start(request, campaign_id, encounter_id):
+    from django.db import transaction
+
+    from combat.models import ExportJob
+    from combat.tasks import run_export
+
+    membership = membership_or_404(request.user, campaign_id)
+    encounter = get_object_or_404(selectors.encounters_for(membership), pk=encounter_id)
+    fmt = request.POST.get("format", "")
+    if fmt not in ExportJob.Format.values:
+        messages.error(request, "Choose JSON, CSV, Markdown or the printable page.")
+        return redirect("encounter_log", campaign_id, encounter_id)
+    job = ExportJob.objects.create(encounter=encounter, requested_by=request.user, gm_view=membership.is_gm,
+                                   format=fmt)
+    transaction.on_commit(lambda: run_export.delay(job.pk))
+    if request.htmx:
+        return render(request, "combat/log.html#export-status", {"job": job, "campaign": membership.campaign})
+    return redirect("encounter_log", campaign_id, encounter_id)
+
+
+def _job_or_404(request, campaign_id, job_id):
+    from combat.models import ExportJob
+
+    membership = membership_or_404(request.user, campaign_id)
+    return get_object_or_404(ExportJob.objects.select_related("encounter"), pk=job_id,
+                             encounter__campaign=membership.campaign, requested_by=request.user)
+
+
+@login_required
+def export_status(request, campaign_id, job_id):
+    job = _job_or_404(request, campaign_id, job_id)
+    return render(request, "combat/log.html#export-status", {"job": job, "campaign": job.encounter.campaign})
+
+
+@login_required
+def export_download(request, campaign_id, job_id):
+    from django.http import FileResponse
+
+    job = _job_or_404(request, campaign_id, job_id)
+    if job.status != job.Status.DONE or not job.file:
+        raise Http404("This export is not ready.")
+    content_types = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "html": "text/html"}
+    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.filename,
+                        content_type=f"{content_types[job.format]}; charset=utf-8")

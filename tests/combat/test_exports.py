@@ -1,0 +1,129 @@
+"""Exports: each format, the JSON round trip, a player's view, the task's retry safety, the download."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.urls import reverse
+
+from combat import exports, services
+from combat.models import Encounter, ExportJob
+from combat.tasks import run_export
+from tests.combat.test_review import fought  # noqa: F401  (a scripted fight with a GM-only event and an undo)
+
+pytestmark = pytest.mark.django_db
+
+
+def export(encounter, fmt, gm_view=True):
+    out = io.StringIO()
+    count = exports.WRITERS[fmt](encounter, gm_view, out)
+    return out.getvalue(), count
+
+
+def test_json_is_versioned_and_imports_back_to_the_same_state(fought, campaign, gm):
+    text, count = export(fought, "json")
+    data = json.loads(text)
+    assert data["schema"] == "fray.encounter-export" and data["version"] == 1 and data["complete"] is True
+    assert count == len(data["events"]) == fought.events.count()
+    copy = exports.import_encounter(campaign, gm, data)
+    assert copy.pk != fought.pk
+    assert services.load_state(copy) == services.load_state(fought)
+    assert copy.events.count() == fought.events.count()
+
+
+def test_import_refuses_what_it_cannot_replay(fought, campaign, gm):
+    data = json.loads(export(fought, "json")[0])
+    with pytest.raises(exports.ExportImportError, match="not a Fray encounter export"):
+        exports.import_encounter(campaign, gm, {"schema": "other"})
+    with pytest.raises(exports.ExportImportError, match="version 7"):
+        exports.import_encounter(campaign, gm, {**data, "version": 7})
+    tampered = {**data, "final": {**data["final"], "collapse": 99}}
+    with pytest.raises(exports.ExportImportError, match="does not replay"):
+        exports.import_encounter(campaign, gm, tampered)
+    assert Encounter.objects.count() == 1  # nothing half-imported
+
+
+def test_csv_has_one_row_per_event(fought):
+    text, count = export(fought, "csv")
+    table = list(csv.DictReader(io.StringIO(text)))
+    assert len(table) == count == fought.events.count()
+    roll = next(r for r in table if r["kind"] == "skill_rolled" and "Melee to attack" in r["event"])
+    assert roll["dice"] == "3d8: 4 4 1" and roll["round"] == "1" and roll["phase"] == "2"
+    assert table[-2]["undone"] == "yes" and "undid" in table[-1]["event"]
+
+
+def test_markdown_reads_well_in_a_chat(fought):
+    text, _ = export(fought, "md")
+    assert text.startswith("# Relay\n") and "## Round 1" in text and "## Round 2" in text
+    assert "- Luwe rolls Knowledge to create an advantage" in text and "~~Nivick loses 1 Health Level.~~ (undone)" in text
+
+
+def test_printable_page_has_a_print_stylesheet(fought):
+    text, _ = export(fought, "html")
+    assert "@media print" in text and "<h2>Round 1</h2>" in text and text.rstrip().endswith("</html>")
+
+
+def test_a_players_export_holds_only_what_they_may_see(fought):
+    for fmt in ("json", "csv", "md", "html"):
+        text, _ = export(fought, fmt, gm_view=False)
+        assert "frenzy" not in text and "Collapse" not in text, fmt
+    data = json.loads(export(fought, "json", gm_view=False)[0])
+    assert data["complete"] is False and "initial" not in data and "final" not in data
+    assert all(e["data"] is None or e["kind"] == "undone" for e in data["events"])
+
+
+def test_export_task_from_the_log_page_to_the_download(fought, client, player, settings, tmp_path,
+                                                       django_capture_on_commit_callbacks):
+    settings.MEDIA_ROOT = tmp_path
+    client.force_login(player)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("export_start", args=[fought.campaign_id, fought.pk]), {"format": "md"},
+                               headers={"HX-Request": "true"})
+    job = ExportJob.objects.get()
+    assert job.status == "done" and not job.gm_view and job.events > 0
+    assert 'hx-trigger="every 1s"' in response.content.decode()  # the row polls until the task finishes
+    status = client.get(reverse("export_status", args=[fought.campaign_id, job.pk])).content.decode()
+    assert "download" in status and "every 1s" not in status
+    download = client.get(reverse("export_download", args=[fought.campaign_id, job.pk]))
+    body = b"".join(download.streaming_content).decode()
+    assert download["Content-Disposition"].startswith('attachment; filename="relay-')
+    assert "# Relay" in body and "frenzy" not in body
+
+
+def test_running_the_task_twice_changes_nothing(fought, gm, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    job = ExportJob.objects.create(encounter=fought, requested_by=gm, gm_view=True, format="csv")
+    run_export(job.pk)
+    job.refresh_from_db()
+    first = job.file.name
+    run_export(job.pk)
+    job.refresh_from_db()
+    assert job.file.name == first and len(list((tmp_path / "exports").iterdir())) == 1
+
+
+def test_an_interrupted_export_starts_over(fought, gm, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    job = ExportJob.objects.create(encounter=fought, requested_by=gm, gm_view=True, format="json",
+                                   status=ExportJob.Status.RUNNING)
+    run_export(job.pk)  # a redelivered task after the worker died mid-export
+    job.refresh_from_db()
+    assert job.status == "done" and json.loads(job.file.read())["complete"] is True
+    assert len(list((tmp_path / "exports").iterdir())) == 1
+
+
+def test_others_cannot_fetch_my_export(fought, client, player, other_player, gm, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    job = ExportJob.objects.create(encounter=fought, requested_by=gm, gm_view=True, format="csv")
+    run_export(job.pk)
+    client.force_login(player)
+    assert client.get(reverse("export_download", args=[fought.campaign_id, job.pk])).status_code == 404
+    assert client.get(reverse("export_status", args=[fought.campaign_id, job.pk])).status_code == 404
+
+
+def test_unknown_format_is_refused_with_a_sentence(fought, client, gm):
+    client.force_login(gm)
+    response = client.post(reverse("export_start", args=[fought.campaign_id, fought.pk]), {"format": "pdf"},
+                           follow=True)
+    assert "Choose JSON, CSV, Markdown or the printable page." in response.content.decode()
+    assert not ExportJob.objects.exists()

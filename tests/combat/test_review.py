@@ -1,0 +1,109 @@
+"""The after-action review: timeline, filters, visibility, per-character figures and charts."""
+
+import pytest
+from django.urls import reverse
+
+from combat import review, services
+from combat.rules.dice import ScriptedDice
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def fought(campaign, gm, player, pc, npc):
+    pc.stats = {**pc.full_stats(), "skill_melee": 8, "skill_knowledge": 6}
+    pc.save()
+    npc.stats = {**npc.full_stats(), "health": 2, "health_max": 2}
+    npc.save()
+    enc = services.start_encounter(services.create_encounter(
+        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    L, N = f"pc{pc.pk}", f"npc{npc.pk}-1"
+    steps = [
+        (gm, "declare", {"enemy": N, "target": L, "text": "claw"}, ()),
+        (gm, "spend_collapse", {"enemy": N, "points": 1, "note": "frenzy"}, ()),
+        (gm, "start_players", {}, ()),
+        (player, "claim_turn", {"actor": L}, ()),
+        (player, "skill_roll", {"actor": L, "skill": "Knowledge", "intent": "advantage"}, (1, 2)),
+        (player, "skill_roll", {"actor": L, "skill": "Melee", "intent": "attack", "target": N}, (4, 4, 1)),
+        (player, "spend_advantage", {"actor": L, "die": 0}, (7,)),  # rescued: hits for 1
+        (player, "skill_roll", {"actor": L, "skill": "Melee", "intent": "other"}, (5, 5, 5, 2)),
+        (gm, "resolve_failure", {"choice": "collapse"}, ()),
+        (gm, "start_enemies", {}, ()),
+        (gm, "resolve", {"declaration": 1, "outcome": "hit", "damage": 1}, ()),
+        (gm, "next_round", {}, ()),
+        (gm, "adjust_health", {"target": N, "change": -1}, ()),
+    ]
+    for i, (user, name, data, dice) in enumerate(steps):
+        result = services.submit(enc.pk, user, name, data, f"s{i}", dice=ScriptedDice(dice))
+        assert result.ok, (name, result.error)
+    services.submit(enc.pk, gm, "undo", {}, "undo")  # takes back the last health adjustment
+    enc.refresh_from_db()
+    return enc
+
+
+def test_summary_counts_what_each_character_did(fought, pc, npc):
+    data = review.build(fought, is_gm=True)
+    luwe = next(s for s in data.summaries if s.key == f"pc{pc.pk}")
+    nivick = next(s for s in data.summaries if s.key == f"npc{npc.pk}-1")
+    assert (luwe.rolls, luwe.successes, luwe.failures, luwe.doubles) == (3, 2, 1, 2)
+    assert luwe.damage_dealt == 1 and luwe.damage_taken == 1
+    assert luwe.figures == {"collapse_given": 1, "advantages_used": 1}
+    assert nivick.damage_dealt == 1 and nivick.damage_taken == 1  # the undone adjustment does not count
+    assert data.damage_by_round == {1: 2}
+
+
+def test_charts_data_and_svg_titles(fought, gm_client):
+    data = review.build(fought, is_gm=True)
+    assert data.by_complexity[2][0] == 1 and data.by_complexity[3][:2] == (1, 1)
+    assert sum(data.faces[8].values()) == 3 + 1 + 4  # two Melee rolls plus the reroll
+    page = gm_client.get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).content.decode()
+    for title in ("Success rate by complexity", "Damage per round", "Faces rolled on d8", "Faces rolled on d6"):
+        assert f">{title}</title>" in page
+    assert page.count('role="img"') >= 4
+
+
+def test_timeline_groups_by_round_and_phase_and_strikes_undone(fought, gm_client):
+    page = gm_client.get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).content.decode()
+    assert "Round 1" in page and "Round 2" in page and "Phase 2: players act" in page
+    assert "<s>Nivick loses 1 Health Level.</s>" in page
+    assert 'aria-label="d8 showing 4, 4, 1"' in page
+
+
+def test_players_do_not_see_gm_only_entries_until_revealed(fought, client, player, gm):
+    url = reverse("encounter_log", args=[fought.campaign_id, fought.pk])
+    client.force_login(player)
+    page = client.get(url).content.decode()
+    assert "frenzy" not in page and "Collapse" not in page
+    client.force_login(gm)
+    assert "frenzy" in client.get(url).content.decode()
+    # Revealing only works after the encounter ended.
+    client.post(reverse("encounter_log_reveal", args=[fought.campaign_id, fought.pk]), {"reveal": "1"})
+    fought.refresh_from_db()
+    assert not fought.log_revealed
+    services.submit(fought.pk, gm, "end_encounter", {}, "end")
+    client.post(reverse("encounter_log_reveal", args=[fought.campaign_id, fought.pk]), {"reveal": "1"})
+    client.force_login(player)
+    assert "frenzy" in client.get(url).content.decode()
+
+
+def test_player_cannot_reveal(fought, client, player):
+    client.force_login(player)
+    response = client.post(reverse("encounter_log_reveal", args=[fought.campaign_id, fought.pk]), {"reveal": "1"})
+    assert response.status_code == 404
+
+
+def test_filters_by_character_and_kind(fought, gm_client, pc):
+    url = reverse("encounter_log", args=[fought.campaign_id, fought.pk])
+    body = gm_client.get(url, {"kind": "skill_rolled", "part": "timeline"}, headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in body and body.count("<li") == 3 and "declares" not in body
+    body = gm_client.get(url, {"fighter": f"pc{pc.pk}"}).content.decode()
+    assert "Luwe rolls Knowledge" in body
+    timeline = body[body.index('id="timeline"'):]
+    assert "Nivick declares" not in timeline
+    # Unknown filter values are ignored rather than failing.
+    assert gm_client.get(url, {"fighter": "nobody", "kind": "<script>"}).status_code == 200
+
+
+def test_outsiders_get_404(fought, client, outsider):
+    client.force_login(outsider)
+    assert client.get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).status_code == 404
