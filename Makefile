@@ -15,7 +15,7 @@ PYTHON ?= $(shell v=$$(cut -d. -f1,2 .python-version); \
 	  p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; \
 	done)
 
-.PHONY: help setup run test test-unit test-e2e test-integration browser clean
+.PHONY: help setup run test test-unit test-e2e test-integration browser bench clean
 
 help:
 	@echo "make run   - set up and serve Fray with the demo campaign on http://$(HOST):$(PORT)/"
@@ -57,6 +57,10 @@ test-e2e: setup browser
 test-integration: setup
 	DATABASE_URL=$(PG_URL) REDIS_URL=$(REDIS_TEST_URL) $(BIN)/pytest -m "not e2e"
 
+
+# Benchmarks against baselines measured in the same run; results in bench/RESULTS.md.
+bench: $(STAMP)
+	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) var

@@ -38,13 +38,14 @@ def broadcast(encounter_id: int) -> None:
         if encounter.status == Encounter.Status.DRAFT:
             return
         state = load_state(encounter)
+        render = fragments.Renderer(encounter, state)
         messages = [
-            (gm_group(encounter_id), fragments.for_gm(encounter, state)),
-            (players_group(encounter_id), fragments.for_players(encounter, state)),
+            (gm_group(encounter_id), render.for_gm()),
+            (players_group(encounter_id), render.for_players()),
         ]
         owners = {f.owner for f in state.pcs() if f.owner}
         for user_id in sorted(owners):
-            messages.append((user_group(encounter_id, user_id), fragments.me_html(encounter, state, user_id)))
+            messages.append((user_group(encounter_id, user_id), render.me(user_id)))
     except Exception:
         log.exception("could not render fragments for encounter %s", encounter_id)
         return

@@ -1,6 +1,10 @@
 from django import forms
 
-from campaigns.models import Character
+from datetime import timedelta
+
+from django.utils import timezone
+
+from campaigns.models import Character, GameSession
 from combat.rules import registry
 from ships.models import Ship
 
@@ -12,6 +16,8 @@ class EncounterForm(forms.Form):
     model = forms.ChoiceField(label="Combat model", choices=registry.CHOICES)
     ship = forms.ModelChoiceField(queryset=Ship.objects.none(), required=False,
                                   help_text="Its Livability Rating caps Advantages and Nova points.")
+    session = forms.ModelChoiceField(queryset=GameSession.objects.none(), required=False, label="Game session",
+                                     help_text="The evening this fight belongs to, for the archive.")
     pcs = forms.ModelMultipleChoiceField(label="Player characters", queryset=Character.objects.none(),
                                          widget=forms.CheckboxSelectMultiple)
 
@@ -24,6 +30,11 @@ class EncounterForm(forms.Form):
         self.model_spec = registry.get(chosen)
         self.fields["model"].initial = chosen
         self.fields["ship"].queryset = Ship.objects.filter(campaign=campaign)
+        sessions = GameSession.objects.filter(campaign=campaign).exclude(status=GameSession.Status.CANCELLED)
+        self.fields["session"].queryset = sessions
+        now = timezone.now()
+        tonight = sessions.filter(starts_at__gte=now - timedelta(hours=12), starts_at__lte=now + timedelta(hours=12))
+        self.fields["session"].initial = tonight.values_list("pk", flat=True).first()
         pcs = Character.objects.filter(campaign=campaign, kind=Character.Kind.PC, system=chosen).select_related("owner")
         self.fields["pcs"].queryset = pcs
         self.fields["pcs"].initial = list(pcs.values_list("pk", flat=True))

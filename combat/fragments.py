@@ -1,39 +1,77 @@
 """Render the live table's fragments, once per audience.
 
 Each fragment is a top-level element with an id, `hx-swap-oob` and `data-version`, so the same HTML
-serves the first page load, an htmx response and a websocket frame.
+serves the first page load, an htmx response and a websocket frame. A `Renderer` reads the log once
+and builds each audience's view once, however many fragments use it.
 """
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from django.template.loader import render_to_string
 
 from combat import selectors
+from combat.services import load_log
 
 TEMPLATE = "combat/fragments.html"
 
 
+class Renderer:
+    def __init__(self, encounter, state):
+        self.encounter = encounter
+        self.state = state
+        self._views: dict[bool, dict] = {}
+
+    @cached_property
+    def log(self):
+        return load_log(self.encounter) if self.encounter.status != "draft" else []
+
+    def view(self, gm: bool) -> dict:
+        if gm not in self._views:
+            self._views[gm] = selectors.public_view(self.encounter, self.state, gm, log=self.log)
+        return self._views[gm]
+
+    def table(self, gm: bool) -> str:
+        return render_to_string(f"{TEMPLATE}#table", self.view(gm))
+
+    def gm(self) -> str:
+        return render_to_string(f"{TEMPLATE}#gm", self.view(True))
+
+    def me(self, user_id: int) -> str:
+        return render_to_string(f"{TEMPLATE}#me", selectors.private_view(self.encounter, self.state, user_id))
+
+    def for_gm(self) -> str:
+        return self.table(True) + self.gm()
+
+    def for_players(self) -> str:
+        return self.table(False)
+
+    def for_viewer(self, membership) -> str:
+        if membership.is_gm:
+            return self.for_gm()
+        return self.for_players() + self.me(membership.user_id)
+
+
 def table_html(encounter, state, gm: bool) -> str:
-    return render_to_string(f"{TEMPLATE}#table", selectors.public_view(encounter, state, gm))
+    return Renderer(encounter, state).table(gm)
 
 
 def me_html(encounter, state, user_id: int) -> str:
-    return render_to_string(f"{TEMPLATE}#me", selectors.private_view(encounter, state, user_id))
+    return Renderer(encounter, state).me(user_id)
 
 
 def gm_html(encounter, state) -> str:
-    return render_to_string(f"{TEMPLATE}#gm", selectors.public_view(encounter, state, True))
+    return Renderer(encounter, state).gm()
 
 
 def for_gm(encounter, state) -> str:
-    return table_html(encounter, state, True) + gm_html(encounter, state)
+    return Renderer(encounter, state).for_gm()
 
 
 def for_players(encounter, state) -> str:
-    return table_html(encounter, state, False)
+    return Renderer(encounter, state).for_players()
 
 
 def for_viewer(encounter, state, membership) -> str:
-    if membership.is_gm:
-        return for_gm(encounter, state)
-    return for_players(encounter, state) + me_html(encounter, state, membership.user_id)
+    return Renderer(encounter, state).for_viewer(membership)

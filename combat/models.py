@@ -18,6 +18,8 @@ class Encounter(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.DRAFT)
     settings = models.JSONField(default=dict, blank=True)
     ship = models.ForeignKey("ships.Ship", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    session = models.ForeignKey("campaigns.GameSession", null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="encounters", help_text="The game session it was played in.")
     initial = models.JSONField(default=dict, blank=True, help_text="The state the log replays from.")
     state = models.JSONField(default=dict, blank=True, help_text="Snapshot after the last event.")
     version = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
@@ -41,6 +43,21 @@ class Encounter(models.Model):
     @property
     def combat_model(self):
         return registry.get(self.model)
+
+    @property
+    def outcome(self) -> str:
+        """How it went, in a word or two, for lists and the archive."""
+        if self.status == self.Status.DRAFT:
+            return "Not started"
+        spec = registry.get(self.model)
+        if not spec.playable or not self.state:
+            return self.get_status_display()
+        from combat.rules.core import from_json
+
+        verdict = spec.engine.outcome(from_json(spec.engine.State, self.state))
+        if self.status == self.Status.ACTIVE:
+            return "In progress" + (f" ({verdict.lower()})" if verdict else "")
+        return verdict or "Ended"
 
 
 class Combatant(models.Model):

@@ -37,7 +37,7 @@ class Audience:
     user_id: int | None = None  # set for a player's private view
 
 
-def public_view(encounter: Encounter, state, gm: bool) -> dict:
+def public_view(encounter: Encounter, state, gm: bool, log=None) -> dict:
     """Everything on the table for the GM (gm=True) or for every player (gm=False). No per-user facts."""
     visibility = encounter.campaign.enemy_health_visibility
     seen_by_party = {e for f in state.pcs() for e in f.aware_of}
@@ -66,7 +66,7 @@ def public_view(encounter: Encounter, state, gm: bool) -> dict:
         "chain": state.chain, "picker_name": picker_name, "advantages": state.advantages,
         "livability": state.livability, "pcs": pcs, "enemies": enemies, "declarations": declarations,
         "pending_failure": state.pending_failure, "ended": encounter.status == Encounter.Status.ENDED,
-        "version": encounter.version, "log": log_view(encounter, gm),
+        "version": encounter.version, "log": log_view(encounter, gm, log=log),
     }
     if gm:
         view.update(
@@ -147,28 +147,41 @@ def _conditions(c) -> list[str]:
     return out
 
 
-def log_view(encounter: Encounter, gm: bool, limit: int | None = 30) -> list[dict]:
-    """The log as sentences, newest first; undone entries are kept and marked; GM-only ones only for GMs."""
+def log_view(encounter: Encounter, gm: bool, limit: int | None = 30, log=None) -> list[dict]:
+    """The log as sentences, newest first; undone entries are kept and marked; GM-only ones only for GMs.
+
+    The whole log is replayed (cheap), but only the newest entries are put into words."""
     if encounter.status == Encounter.Status.DRAFT:
         return []
     engine = engine_for(encounter)
-    log = load_log(encounter)
+    log = load_log(encounter) if log is None else log
     live = {item.seq for item in active_events(log)}
+    window = len(log) if not limit else min(len(log), 4 * limit)
+    while True:
+        entries = _describe_tail(engine, encounter, log, live, gm, window)
+        if not limit or len(entries) >= limit or window >= len(log):
+            return entries[:limit] if limit else entries
+        window = len(log)  # many hidden entries at the end: word the whole log
+
+
+def _describe_tail(engine, encounter, log, live, gm, window) -> list[dict]:
     state = load_initial(encounter)
+    first = len(log) - window
     entries = []
-    for item in log:
-        if isinstance(item.event, Undone):
-            text = "The GM undid the last action."
-        else:
-            try:
-                text = engine.describe(state, item.event, gm=gm)
-            except Exception:  # an undone entry may name something the replayed state no longer has
-                text = item.event.kind.replace("_", " ").capitalize() + "."
-            if item.seq in live:
-                state = engine.evolve(state, item.event)
-        if (item.event.audience == "gm" or text is None) and not gm:
-            continue  # GM-only, or nothing the party may know (an unseen enemy's doings)
-        entries.append({"seq": item.seq, "text": text, "undone": item.seq not in live and not isinstance(item.event, Undone),
-                        "gm_only": item.event.audience == "gm"})
+    for index, item in enumerate(log):
+        is_undo = isinstance(item.event, Undone)
+        if index >= first:
+            if is_undo:
+                text = "The GM undid the last action."
+            else:
+                try:
+                    text = engine.describe(state, item.event, gm=gm)
+                except Exception:  # an undone entry may name something the replayed state no longer has
+                    text = item.event.kind.replace("_", " ").capitalize() + "."
+            if gm or (item.event.audience != "gm" and text is not None):
+                entries.append({"seq": item.seq, "text": text, "undone": item.seq not in live and not is_undo,
+                                "gm_only": item.event.audience == "gm"})
+        if not is_undo and item.seq in live:
+            state = engine.evolve(state, item.event)
     entries.reverse()
-    return entries[:limit] if limit else entries
+    return entries

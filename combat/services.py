@@ -54,14 +54,15 @@ def load_initial(encounter: Encounter):
 
 def load_log(encounter: Encounter) -> list[Logged]:
     codec = engine_for(encounter).CODEC
-    return [Logged(seq=row.seq, event=codec.event_from_json(row.payload))
-            for row in encounter.events.order_by("seq").only("seq", "payload")]
+    rows = EncounterEvent.objects.filter(encounter_id=encounter.pk).order_by("seq").values_list("seq", "payload")
+    return [Logged(seq=seq, event=codec.event_from_json(payload)) for seq, payload in rows]
 
 
 # --- building and starting ------------------------------------------------------------------------------
 
 @transaction.atomic
-def create_encounter(campaign, user, *, name, model, pcs, enemies, ship=None, settings=None, hidden=()) -> Encounter:
+def create_encounter(campaign, user, *, name, model, pcs, enemies, ship=None, settings=None, hidden=(),
+                     session=None) -> Encounter:
     """A draft encounter. `pcs`: PC characters; `enemies`: [(NPC character, quantity)]; `hidden`: character ids
     the other side is not aware of."""
     spec = registry.get(model)
@@ -70,7 +71,7 @@ def create_encounter(campaign, user, *, name, model, pcs, enemies, ship=None, se
     from combat.rules.core import clean_settings
 
     encounter = Encounter.objects.create(
-        campaign=campaign, name=name, model=model, ship=ship, created_by=user,
+        campaign=campaign, name=name, model=model, ship=ship, session=session, created_by=user,
         settings=clean_settings(spec.settings, settings),
     )
     for pc in pcs:

@@ -37,6 +37,7 @@ def encounter_create(request, campaign_id):
         encounter = services.create_encounter(
             campaign, request.user, name=data["name"], model=data["model"], pcs=list(data["pcs"]),
             enemies=data["enemies"], ship=data["ship"], settings=data["settings"], hidden=set(data["hidden"]),
+            session=data["session"],
         )
         services.start_encounter(encounter, request.user)
         return redirect(encounter)
@@ -85,3 +86,20 @@ def _escape(text: str) -> str:
     from django.utils.html import escape
 
     return escape(text)
+
+
+@login_required
+def archive(request, campaign_id):
+    """Every encounter of the campaign by game session, newest first, with its outcome."""
+    membership = membership_or_404(request.user, campaign_id)
+    encounters = list(selectors.encounters_for(membership).select_related("session").order_by("-created_at"))
+    groups: dict = {}
+    for encounter in encounters:
+        groups.setdefault(encounter.session, []).append(encounter)
+    ordered = sorted((s for s in groups if s is not None), key=lambda s: s.starts_at, reverse=True)
+    sections = [(s, groups[s]) for s in ordered]
+    if None in groups:
+        sections.append((None, groups[None]))
+    return render(request, "combat/archive.html", {
+        "membership": membership, "campaign": membership.campaign, "sections": sections,
+    })

@@ -9,6 +9,7 @@ dataclasses that round-trip through JSON with `to_json` / `from_json`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Callable, Iterable, Sequence
@@ -71,13 +72,10 @@ def from_json(tp: Any, data: Any) -> Any:
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(data, dict):
             raise TypeError(f"expected an object for {tp.__name__}")
-        hints = typing.get_type_hints(tp)
         kwargs = {}
-        for f in dataclasses.fields(tp):
-            if not f.init:
-                continue
-            if f.name in data:
-                kwargs[f.name] = from_json(hints[f.name], data[f.name])
+        for name, hint in _init_fields(tp):
+            if name in data:
+                kwargs[name] = from_json(hint, data[name])
         return tp(**kwargs)
     if tp is int:
         if isinstance(data, bool) or not isinstance(data, int):
@@ -96,6 +94,13 @@ def from_json(tp: Any, data: Any) -> Any:
             raise TypeError(f"expected true or false, got {data!r}")
         return data
     raise TypeError(f"cannot decode {tp}")
+
+
+@functools.cache
+def _init_fields(cls: type) -> tuple[tuple[str, Any], ...]:
+    """(name, type) of a dataclass's init fields; resolving the hints is slow, so once per class."""
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.init)
 
 
 # --- Events, commands, settings -------------------------------------------------------------------

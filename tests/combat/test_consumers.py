@@ -465,7 +465,7 @@ async def test_a_failing_render_does_not_lose_the_action(table, gm, pc, npc, mon
     def broken(*args, **kwargs):
         raise RuntimeError("template blew up")
 
-    monkeypatch.setattr(fragments, "for_gm", broken)
+    monkeypatch.setattr(fragments.Renderer, "for_gm", broken)
     with caplog.at_level(logging.ERROR, logger="combat.broadcast"):
         await act(gm, table, "declare", {"enemy": npc_key(npc), "target": pc_key(pc)}, "render-down")
     assert (await current(table)).version == table.version + 1

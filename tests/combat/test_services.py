@@ -234,3 +234,19 @@ def test_enemy_health_follows_the_campaign_setting(enc, gm, pc, npc, campaign):
             assert shown in html
         if hidden:
             assert hidden not in html
+
+
+def test_queries_do_not_grow_with_the_log(enc, gm, pc, npc):
+    def render_queries():
+        enc.refresh_from_db()
+        state = services.load_state(enc)
+        with CaptureQueriesContext(connection) as q:
+            fragments.Renderer(enc, state).for_gm()
+            services.load_log(enc)
+        return len(q)
+
+    go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}")
+    few = render_queries()
+    for n in range(30):
+        go(enc, gm, "adjust_health", target=f"pc{pc.pk}", change=1 if n % 2 else -1)
+    assert render_queries() == few

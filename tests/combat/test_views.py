@@ -125,3 +125,31 @@ def test_gm_tools_work_from_the_form(gm_client, running, pc, npc):
     state = services.load_state(Encounter.objects.get(pk=running.pk))
     luwe = state.fighter(f"pc{pc.pk}")
     assert state.collapse == 1 and luwe.health == 2 and luwe.conditions.neg_minor == "Melee"
+
+
+def test_archive_groups_encounters_by_session_with_outcomes(gm_client, campaign, gm, pc, npc, client, player):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from campaigns import sessions
+
+    evening = sessions.create_session(campaign, gm, title="Night at the relay",
+                                      starts_at=timezone.now() + timedelta(hours=1), duration_minutes=180)
+    page = gm_client.get(builder(campaign)).content.decode()
+    assert f'<option value="{evening.pk}" selected>' in page  # tonight's session is the default
+    response = gm_client.post(builder(campaign), {
+        "name": "Won fight", "model": "burn_bryte", "pcs": [pc.pk], f"npc_{npc.pk}": 1, "session": evening.pk,
+        "setting_change_cost": "1", "setting_failure_default": "collapse", "setting_surprise": "none",
+    })
+    won = Encounter.objects.get(name="Won fight")
+    assert won.session == evening and response.status_code == 302
+    services.submit(won.pk, gm, "adjust_health", {"target": f"npc{npc.pk}-1", "change": -3}, "kill")
+    services.submit(won.pk, gm, "end_encounter", {}, "end")
+    loose = services.start_encounter(services.create_encounter(campaign, gm, name="Brawl", model="burn_bryte",
+                                                               pcs=[pc], enemies=[(npc, 1)]), gm)
+    client.force_login(player)
+    page = client.get(reverse("archive", args=[campaign.pk])).content.decode()
+    assert page.index("Night at the relay") < page.index("Won fight") < page.index("Not in a session")
+    assert "<strong>Victory</strong>" in page and "<strong>In progress</strong>" in page
+    assert reverse("encounter_log", args=[campaign.pk, loose.pk]) in page

@@ -921,3 +921,12 @@ def write_back(state: State) -> dict[str, dict]:
             "pos_significant": c.pos_significant,
         }
     return out
+
+
+def outcome(state: State) -> str:
+    """"Victory" when every enemy is at 0 Health Levels, "Defeat" when every PC is; otherwise ""."""
+    if state.enemies() and all(f.down for f in state.enemies()):
+        return "Victory"
+    if state.pcs() and all(f.down for f in state.pcs()):
+        return "Defeat"
+    return ""
