@@ -55,7 +55,6 @@ def run(lines: list[str]) -> None:
         json.dumps({"events": events})
 
     for fmt, writer in (("json", exports.write_json), ("csv", exports.write_csv)):
-        sink = io.StringIO
 
         def streamed():
             out = _Discard()
@@ -67,7 +66,6 @@ def run(lines: list[str]) -> None:
         lines.append(f"| export {n:,} events to {fmt.upper()} (streamed) | {t_stream * 1000:,.0f} ms, peak "
                      f"{peak_stream:,.0f} KiB | naive in-memory JSON peak {peak_naive:,.0f} KiB "
                      f"| {peak_stream / peak_naive:.2f}× memory |")
-        del sink
 
 
 class _Discard(io.TextIOBase):

@@ -146,10 +146,12 @@ def filtered(review: Review, fighter: str = "", kind: str = "") -> list[Entry]:
             if (not fighter or e.actor == fighter or e.turn == fighter) and (not kind or e.kind == kind)]
 
 
-def grouped(entries: list[Entry]) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
-    """[(round title, [(phase or turn title, entries)])] in log order."""
+def grouped(entries: list[Entry], names: dict[str, str]) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
+    """[(round title, [(phase or turn title, entries)])] in log order; Phase 2 is split by whose turn it was."""
     rounds: dict[int, dict[str, list[Entry]]] = {}
     for e in entries:
         title = PHASE_NAMES.get(e.phase, f"Phase {e.phase}")
+        if e.phase == 2 and e.turn:
+            title = f"{title} — {names.get(e.turn, 'someone')}'s turn"
         rounds.setdefault(e.round, {}).setdefault(title, []).append(e)
     return [(f"Round {r}", list(phases.items())) for r, phases in rounds.items()]

@@ -22,7 +22,7 @@ def encounter_log(request, campaign_id, encounter_id):
     kind = kind if kind in data.kinds else ""
     context = {
         "membership": membership, "campaign": membership.campaign, "encounter": encounter, "review": data,
-        "timeline": review.grouped(review.filtered(data, fighter, kind)), "fighter": fighter, "kind": kind,
+        "timeline": review.grouped(review.filtered(data, fighter, kind), data.fighters), "fighter": fighter, "kind": kind,
         "fighters": sorted(data.fighters.items(), key=lambda kv: kv[1]),
         "kinds": [(k, k.replace("_", " ")) for k in data.kinds],
         "face_charts": charts.dice_faces(data.faces),
@@ -102,3 +102,36 @@ def export_download(request, campaign_id, job_id):
     content_types = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "html": "text/html"}
     return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.filename,
                         content_type=f"{content_types[job.format]}; charset=utf-8")
+
+
+MAX_IMPORT_BYTES = 50 * 1024 * 1024
+
+
+@login_required
+@require_POST
+def encounter_import(request, campaign_id):
+    """A GM re-creates an encounter from a complete JSON export; it replays to the exported state or is refused."""
+    import json
+
+    from campaigns.selectors import gm_membership_or_404
+    from combat.exports import ExportImportError, import_encounter
+
+    membership = gm_membership_or_404(request.user, campaign_id)
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a JSON export file to import.")
+    elif upload.size > MAX_IMPORT_BYTES:
+        messages.error(request, "That file is larger than 50 MB; Fray exports are far smaller.")
+    else:
+        try:
+            data = json.load(upload)
+            encounter = import_encounter(membership.campaign, request.user, data)
+        except (ValueError, UnicodeDecodeError) as exc:
+            sentence = str(exc) if isinstance(exc, ExportImportError) else "That file is not valid JSON."
+            messages.error(request, sentence)
+        except (KeyError, TypeError):
+            messages.error(request, "That export is missing parts Fray needs; export it again.")
+        else:
+            messages.success(request, f"Imported “{encounter.name}”; it replays to the exported state.")
+            return redirect("encounter_log", campaign_id, encounter.pk)
+    return redirect("encounters", campaign_id)

@@ -127,3 +127,25 @@ def test_unknown_format_is_refused_with_a_sentence(fought, client, gm):
                            follow=True)
     assert "Choose JSON, CSV, Markdown or the printable page." in response.content.decode()
     assert not ExportJob.objects.exists()
+
+
+def test_gm_imports_an_export_from_the_encounters_page(fought, client, gm, player):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    text, _ = export(fought, "json")
+    url = reverse("encounter_import", args=[fought.campaign_id])
+    client.force_login(player)
+    assert client.post(url, {"file": SimpleUploadedFile("x.json", text.encode())}).status_code == 404
+    client.force_login(gm)
+    response = client.post(url, {"file": SimpleUploadedFile("relay.json", text.encode())}, follow=True)
+    copy = Encounter.objects.exclude(pk=fought.pk).get()
+    assert "it replays to the exported state" in response.content.decode()
+    assert services.load_state(copy) == services.load_state(fought)
+    for junk, sentence in ((b"{not json", "That file is not valid JSON."),
+                           (b'{"schema": "fray.encounter-export", "version": 1, "complete": true}',
+                            "That export is missing parts Fray needs"),
+                           (b"[]", "This is not a Fray encounter export.")):
+        response = client.post(url, {"file": SimpleUploadedFile("j.json", junk)}, follow=True)
+        assert sentence in response.content.decode()
+    assert "Choose a JSON export file" in client.post(url, {}, follow=True).content.decode()
+    assert Encounter.objects.count() == 2

@@ -65,6 +65,7 @@ def test_charts_data_and_svg_titles(fought, gm_client):
 def test_timeline_groups_by_round_and_phase_and_strikes_undone(fought, gm_client):
     page = gm_client.get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).content.decode()
     assert "Round 1" in page and "Round 2" in page and "Phase 2: players act" in page
+    assert "Phase 2: players act — Luwe&#x27;s turn" in page
     assert "<s>Nivick loses 1 Health Level.</s>" in page
     assert 'aria-label="d8 showing 4, 4, 1"' in page
 

@@ -199,3 +199,29 @@ def test_a_real_worker_sends_a_due_reminder(worker, campaign, gm, player):
     assert "Subject: Reminder: Live relay starts in" in mails
     assert mails.count("To: ") == 3 and "To: ana@example.com" in mails
     assert "succeeded" in worker["log"].read_text()
+
+
+def test_a_real_worker_produces_an_export(worker, campaign, gm, player, tmp_path):
+    from campaigns.models import Character
+    from combat import services as combat_services
+    from combat.models import ExportJob
+    from combat.tasks import run_export
+
+    pc = Character.objects.create(campaign=campaign, name="Luwe", owner=player, system="burn_bryte")
+    npc = Character.objects.create(campaign=campaign, name="Nivick", kind="npc", system="burn_bryte")
+    encounter = combat_services.start_encounter(combat_services.create_encounter(
+        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    combat_services.submit(encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}"}, "d")
+    job = ExportJob.objects.create(encounter=encounter, requested_by=player, gm_view=False, format="csv")
+
+    celery_app.conf.task_always_eager = False
+    run_export.apply_async(args=[job.pk], queue=worker["queue"])
+    deadline = time.monotonic() + TIMEOUT
+    while ExportJob.objects.get(pk=job.pk).status != ExportJob.Status.DONE:
+        assert time.monotonic() < deadline, f"no export within {TIMEOUT} s:\n{worker['log'].read_text()}"
+        time.sleep(0.2)
+    job.refresh_from_db()
+    written = tmp_path / "var" / "media" / job.file.name  # the worker's own storage folder
+    text = written.read_text()
+    assert text.startswith("seq,time,round,phase,kind,by,event,dice,undone")
+    assert "Nivick declares: attacks against Luwe." in text and job.events == 1
