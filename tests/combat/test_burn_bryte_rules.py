@@ -395,3 +395,16 @@ def test_registry_declares_settings_and_who_may_issue_commands():
     assert {s.key for s in model.settings} >= {"change_cost", "entered_dice", "surprise"}
     who = model.command_who()
     assert who["skill_roll"] == "owner" and who["declare"] == "gm" and who["resolve_failure"] == "gm"
+
+
+def test_dropping_to_zero_is_spelled_out_and_left_to_the_gm_when_all_conditions_are_held(start):
+    t = Table(start)
+    [e] = t.do(bb.AdjustHealth(target="balla", change=-3))
+    assert bb.describe(start, e).endswith("Ballallanava drops to 0 Health Levels and gains a minor negative condition.")
+    worn = replace(start.fighter("balla"), conditions=bb.Conditions(neg_minor="Melee", neg_moderate="Social",
+                                                                     neg_significant=True))
+    state = replace(start, fighters=tuple(worn if f.id == "balla" else f for f in start.fighters))
+    [e] = bb.decide(state, bb.AdjustHealth(target="balla", change=-3), ScriptedDice([]))
+    assert "holding every negative condition: the GM decides what happens." in bb.describe(state, e)
+    after = bb.evolve(state, e)
+    assert after.fighter("balla").health == 0 and after.fighter("balla").conditions == worn.conditions

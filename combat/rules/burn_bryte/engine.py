@@ -796,6 +796,20 @@ def _faces(roll: Roll) -> str:
     return ", ".join(str(f) for f in roll.faces) + (" (entered)" if roll.entered else "")
 
 
+def _at_zero(state: State, fighter_id: str, damage: int) -> str:
+    """What dropping to 0 Health Levels means for a PC, as a second sentence ("" if it does not happen)."""
+    try:
+        f = state.fighter(fighter_id)
+    except RuleError:
+        return ""
+    if f.side != "pc" or f.down or damage < f.health:
+        return ""
+    _, gained = f.conditions.gain_least_severe()
+    if gained:
+        return f" {f.name} drops to 0 Health Levels and gains {gained}."
+    return f" {f.name} drops to 0 Health Levels holding every negative condition: the GM decides what happens."
+
+
 def describe(state: State, event: Event, gm: bool = True) -> str | None:
     """One plain sentence for the log, read against the state the event was applied to.
 
@@ -862,7 +876,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
                 "missed": f"misses {name(d.target)} (out of range)",
                 "cancelled": f"is foiled: {name(d.target)} was defended",
                 "skipped": "does not happen: the enemy is at 0 Health Levels"}[event.outcome]
-        return f"{name(d.enemy)}'s {d.text} {text}."
+        return f"{name(d.enemy)}'s {d.text} {text}.{_at_zero(state, d.target, event.damage if event.outcome == 'hit' else 0)}"
     if isinstance(event, NovaSpent):
         note = f": {event.note}" if event.note else ""
         return f"{name(event.fighter)} spends {event.points} Nova point{'s' if event.points != 1 else ''}{note}."
@@ -874,7 +888,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
     if isinstance(event, HealthAdjusted):
         verb = "regains" if event.change > 0 else "loses"
         n = abs(event.change)
-        return f"{name(event.target)} {verb} {n} Health Level{'s' if n != 1 else ''}."
+        return f"{name(event.target)} {verb} {n} Health Level{'s' if n != 1 else ''}.{_at_zero(state, event.target, -event.change)}"
     if isinstance(event, ConditionSet):
         label = event.slot.replace("neg_", "negative ").replace("pos_", "positive ").replace("_", " ")
         return f"{name(event.target)}'s {label} condition is now {event.value or 'cleared'}."
