@@ -1,0 +1,1546 @@
+"""SW5e starship combat: ships act in initiative order; each ship turn starts with the reactor's power dice
+and the shield-regeneration choice, then every crew member aboard takes an individual turn.
+
+The shape of an encounter
+-------------------------
+An encounter holds several ships (``Ship``), each with a crew of fighters (``Fighter``: PCs with the owner's
+user id, NPC crew run by the GM). It moves through two stages:
+
+* Set-up (``state.started`` is False): the GM edits crews and stations (``AssignCrew``) and surprise
+  (``SetSurprise``, per ship or per crew member); every PC rolls initiative (``RollInitiative``: the server
+  rolls d20 + modifier, or the player enters the face of a physical d20 when the ``entered_initiative``
+  setting allows it); the GM rolls or enters the initiative of each ship with no PC aboard
+  (``SetShipInitiative``) and orders tied ships (``OrderTies``). ``StartCombat`` fixes the order.
+* Combat: rounds of ship turns, highest initiative first. A ship's turn moves through three steps
+  (``state.stage``): "power" — the reactor's dice wait for ``DistributePower``; "start" — the crew may
+  ``RegenerateShields``; "crew" — crew members take turns (``StartCrewTurn``, ``TakeAction``,
+  ``EndCrewTurn``) in the order the crew proposes and the helm settles (``SetCrewOrder``), until
+  ``EndShipTurn`` hands over to the next ship (rolling its reactor) or to the next round.
+
+Commands whose ``who`` is "owner" carry an ``actor``: the crew member they are issued for. The player who owns
+that character may issue them, and the GM may issue them for anyone (NPC crew included). Ship-level commands
+(distributing power, regenerating shields, ordering the crew, ending the ship turn) take ``actor=""`` when the
+GM issues them without acting as a crew member.
+
+What players see
+----------------
+Damage dealt to any ship is public. The numbers of NPC ships (side "npc": hull, shields, their dice, stored
+power dice, power rolls, reactor output, GM-set initiative) are GM-only unless the ``enemy_numbers`` setting
+makes them public: ``describe(..., gm=False)`` leaves them out, or returns None for entries that are nothing
+but such numbers.
+
+Ship dicts for ``initial_state``
+--------------------------------
+Each ship is a plain dict, keyed like the ``ships.Ship`` model's fields::
+
+    {
+        "id": "ship7",                  # unique; write_back is keyed by it
+        "name": "Ebon Hawk",
+        "side": "pc",                   # "pc" (the players' side) or "npc" (its numbers are GM-only)
+        "size": "medium",               # a key of sw5e.ship.SIZES; sets the hull and shield die
+        "tier": 1,                      # 0-5; sets the power die (tier 0: flat 1 by default)
+        "hull": 30, "hull_max": 30,     # hull points (hull_max >= 1)
+        "shields": 20, "shields_max": 20,
+        "hull_dice": 5, "shield_dice": 5,   # dice remaining, at most sw5e.ship.hull_dice_total(size, tier)
+        "shield_type": "directional",   # directional | fortress | quick_charge
+        "reactor": "fuel_cell",         # fuel_cell | ionization | power_core
+        "coupling": "direct",           # direct | distributed | hub_and_spoke
+        "power": {"central": 2, "engines": 0, ...},   # stored power dice by store (missing stores: 0)
+        "crew": {"pc3": "pilot", "npc9-1": "gunner"}, # fighter id -> station ("" for none; "pilot" = helm)
+        # optional:
+        "weapons": ["laser cannons"],   # names Fire accepts (empty: any weapon name, each once a round)
+        "con_mod": 0,                   # added to the hull die a Patch rolls
+        "initiative_mod": 0,            # added when the GM has the server roll an NPC ship's initiative
+        "surprised": False,
+    }
+
+Fighters come from ``fighter_from_sheet`` (SW5e crew stats ``initiative_mod`` and ``bonus_action``; the sheet's
+usual ``station`` is only a suggestion for the crew dict). Stations come from the ships' crew dicts; a fighter
+listed in no crew is in the encounter but aboard nothing until the GM assigns it (``AssignCrew``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings
+from combat.rules.dice import Dice
+from combat.rules.sw5e import ship as sw
+from combat.rules.sw5e.stats import STATIONS
+
+KEY = "sw5e"
+
+SETTINGS = (
+    Setting("entered_initiative", "Players may enter the face of a physical d20 for initiative", False),
+    Setting("ties", "Ships tied on initiative", "gm",
+            choices=(("gm", "The GM orders them"),
+                     ("pcs_first", "PC ships first, then the GM orders the rest"))),
+    Setting("over_capacity", "Power dice assigned to a full store", "refuse",
+            choices=(("refuse", "Are refused with a sentence"), ("lose", "Are lost"))),
+    Setting("unassigned_power", "Power dice the crew leaves unassigned", "central_then_lost",
+            choices=(("central_then_lost", "Fill the central store, the rest are lost"),
+                     ("lost", "Are lost"))),
+    Setting("tier0_power", "Tier 0 power die", 1, choices=((1, "Flat 1"), (2, "d2"), (4, "d4"))),
+    Setting("surprised_ship", "A surprised ship's first turn", "crew",
+            choices=(("crew", "Reactor and shields work; its crew skip their first turns"),
+                     ("skip", "The whole ship turn is lost"))),
+    Setting("enemy_numbers", "NPC ships' hull, shields and power", "hidden",
+            choices=(("hidden", "GM only (damage dealt is public)"), ("public", "Everyone sees them"))),
+)
+
+STATION_LABELS = dict(STATIONS)
+STORE_LABELS = {store: "central store" if store == "central" else f"{store} store" for store in sw.STORES}
+REACTOR_LABELS = dict(sw.REACTOR_CHOICES)
+SHIELD_LABELS = dict(sw.SHIELD_CHOICES)
+ADJUSTABLE = ("hull", "shields", "hull_dice", "shield_dice") + tuple(f"power_{s}" for s in sw.STORES)
+SLOTS = {"action": "an action", "bonus": "a bonus action", "reaction": "a reaction"}
+BOOST_DC_STEP = 5
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    key: str
+    label: str
+    kind: str  # "once" (once per round per ship), "repeat", "weapon" (each weapon once), "boost", "helm"
+
+
+ACTION_MENU = (
+    ActionSpec("boost_engines", "Boost Engines", "boost"),
+    ActionSpec("boost_shields", "Boost Shields", "boost"),
+    ActionSpec("boost_weapons", "Boost Weapons", "boost"),
+    ActionSpec("detect", "Detect", "once"),
+    ActionSpec("direct", "Direct", "repeat"),
+    ActionSpec("fire", "Fire", "weapon"),
+    ActionSpec("interfere", "Interfere", "repeat"),
+    ActionSpec("patch", "Patch", "repeat"),
+    ActionSpec("attack_run", "Attack Run", "helm"),
+    ActionSpec("conceal", "Conceal", "helm"),
+    ActionSpec("dogfight", "Dogfight", "helm"),
+    ActionSpec("evade", "Evade", "helm"),
+    ActionSpec("fly", "Fly", "helm"),
+    ActionSpec("harass", "Harass", "helm"),
+    ActionSpec("hard_turn", "Hard Turn", "helm"),
+    ActionSpec("ram", "Ram", "helm"),
+)
+MENU = {a.key: a for a in ACTION_MENU}
+REPEATABLE = tuple(a.key for a in ACTION_MENU if a.kind == "repeat")
+HELM_ACTIONS = tuple(a.key for a in ACTION_MENU if a.kind == "helm")
+BOOSTS = tuple(a.key for a in ACTION_MENU if a.kind == "boost")
+
+
+def custom_key(name: str) -> str:
+    return "custom:" + " ".join(name.split()).casefold()
+
+
+def counted_key(action: str, weapon: str = "") -> str:
+    """The name an action counts under for "once per round per ship" ("" for actions that may repeat)."""
+    if action in REPEATABLE:
+        return ""
+    if action == "fire":
+        return "fire:" + " ".join(weapon.split()).casefold()
+    return action
+
+
+def reactor_output(reactor: str, dice: Dice) -> tuple[tuple[int, ...], int]:
+    """(faces rolled, power dice produced): fuel cell 1, ionization 1d2-1, power core 1d2."""
+    if reactor == "fuel_cell":
+        return (), 1
+    faces = dice.roll(1, 2)
+    return faces, faces[0] - 1 if reactor == "ionization" else faces[0]
+
+
+# --- State -----------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Fighter:
+    """A crew member. `turns` counts the crew turns they have finished (the first may be lost to surprise)."""
+
+    id: str
+    name: str
+    side: str = "pc"  # "pc" or "npc"
+    owner: int | None = None
+    initiative_mod: int = 0
+    bonus_action: bool = False  # a feature grants a bonus action
+    ship: str = ""  # the ship aboard ("" for none)
+    station: str = ""  # "pilot" is the helm
+    surprised: bool = False
+    initiative: int | None = None
+    turns: int = 0
+    took_turn: bool = False  # this round
+    action_used: bool = False
+    bonus_used: bool = False
+    reaction_used: bool = False
+    helm_used: bool = False  # one helm option per turn
+
+    @property
+    def is_pc(self) -> bool:
+        return self.side == "pc"
+
+
+@dataclass(frozen=True)
+class CustomAction:
+    key: str
+    label: str
+    helm: bool = False
+
+
+@dataclass(frozen=True)
+class Ship:
+    id: str
+    name: str
+    side: str = "pc"  # "pc" or "npc"
+    size: str = "medium"
+    tier: int = 0
+    hull: int = 30
+    hull_max: int = 30
+    shields: int = 20
+    shields_max: int = 20
+    hull_dice: int = 5
+    shield_dice: int = 5
+    shield_type: str = "directional"
+    reactor: str = "fuel_cell"
+    coupling: str = "direct"
+    power: dict[str, int] = field(default_factory=dict)
+    weapons: tuple[str, ...] = ()
+    con_mod: int = 0
+    initiative_mod: int = 0
+    surprised: bool = False
+    initiative: int | None = None  # the GM's value in set-up; every ship's initiative once combat starts
+    status: str = "active"  # "active", "disabled" or "destroyed"
+    turns: int = 0  # ship turns finished or lost
+    actions: tuple[str, ...] = ()  # counted action names taken aboard this round
+    boosts: tuple[str, ...] = ()  # boosts taken this ship turn
+
+    @property
+    def die(self) -> int:
+        """The hull and shield die."""
+        return sw.hull_die(self.size)
+
+    @property
+    def dice_max(self) -> int:
+        return sw.hull_dice_total(self.size, self.tier)
+
+    def stored(self, store: str) -> int:
+        return self.power.get(store, 0)
+
+    def capacity(self, store: str) -> int:
+        return sw.store_capacity(self.coupling, store)
+
+    def free(self, store: str) -> int:
+        return max(0, self.capacity(store) - self.stored(store))
+
+    @property
+    def regeneration(self) -> int:
+        """Shield points one shield die restores: its maximum × the shield type's regeneration multiplier."""
+        return sw.shield_regeneration(self.shield_type, self.die)
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+
+@dataclass(frozen=True)
+class State:
+    ships: tuple[Ship, ...] = ()
+    fighters: tuple[Fighter, ...] = ()
+    started: bool = False
+    round: int = 0
+    order: tuple[str, ...] = ()  # ship ids, highest initiative first (fixed when combat starts)
+    tie_order: tuple[str, ...] = ()  # the GM's ranking for tied ships
+    ship_turn: str = ""  # the ship taking its turn
+    stage: str = ""  # "power", "start" or "crew"
+    pending_power: int = 0  # power dice the reactor produced this ship turn, waiting for the crew
+    crew_order: tuple[str, ...] = ()
+    order_by: str = ""  # who set the crew order ("" for the GM)
+    order_final: bool = False  # the helm (or the GM) has had the final say
+    acting: str = ""  # the crew member taking their turn
+    custom_actions: tuple[CustomAction, ...] = ()
+    settings: dict[str, str | int | bool] = field(default_factory=dict)
+    ended: bool = False
+
+    def fighter(self, fighter_id: str) -> Fighter:
+        for f in self.fighters:
+            if f.id == fighter_id:
+                return f
+        raise RuleError("That crew member is not in this encounter.")
+
+    def ship(self, ship_id: str) -> Ship:
+        for s in self.ships:
+            if s.id == ship_id:
+                return s
+        raise RuleError("That ship is not in this encounter.")
+
+    def setting(self, key: str):
+        if key in self.settings:
+            return self.settings[key]
+        return next(s.default for s in SETTINGS if s.key == key)
+
+    def crew(self, ship_id: str) -> tuple[Fighter, ...]:
+        return tuple(f for f in self.fighters if f.ship == ship_id)
+
+    def pcs(self) -> tuple[Fighter, ...]:
+        return tuple(f for f in self.fighters if f.is_pc)
+
+    def helm(self, ship_id: str) -> Fighter | None:
+        return next((f for f in self.crew(ship_id) if f.station == "pilot"), None)
+
+    def ship_initiative(self, ship_id: str) -> int | None:
+        """The lowest initiative among the PCs aboard; a ship with no PC aboard has the GM's value. Fixed once
+        combat starts (crew changes later do not reorder the ships)."""
+        if self.started:
+            return self.ship(ship_id).initiative
+        pcs = [f for f in self.crew(ship_id) if f.is_pc]
+        if not pcs:
+            return self.ship(ship_id).initiative
+        if any(f.initiative is None for f in pcs):
+            return None
+        return min(f.initiative for f in pcs)
+
+    def surprised_now(self, f: Fighter) -> bool:
+        """Surprised (personally or with the ship) and the first turn has not ended yet."""
+        if f.turns:
+            return False
+        ship_surprised = bool(f.ship) and self.ship(f.ship).surprised
+        return f.surprised or ship_surprised
+
+    def can_react(self, f: Fighter) -> bool:
+        return not f.reaction_used and not self.surprised_now(f)
+
+    def remaining_crew(self, ship_id: str) -> tuple[Fighter, ...]:
+        """Crew aboard who still have their turn this round (in the agreed order when there is one)."""
+        left = [f for f in self.crew(ship_id) if not f.took_turn and f.id != self.acting]
+        if self.crew_order:
+            rank = {fid: i for i, fid in enumerate(self.crew_order)}
+            left.sort(key=lambda f: rank.get(f.id, len(rank)))
+        return tuple(left)
+
+    def hides(self, ship_id: str) -> bool:
+        """Whether this ship's numbers are GM-only."""
+        try:
+            ship = self.ship(ship_id)
+        except RuleError:
+            return True
+        return ship.side != "pc" and self.setting("enemy_numbers") != "public"
+
+    def custom_action(self, key: str) -> CustomAction | None:
+        return next((a for a in self.custom_actions if a.key == key), None)
+
+
+def ship_order(state: State) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """(ship ids highest initiative first, groups of tied ships the GM has not ordered yet)."""
+    inits = {s.id: state.ship_initiative(s.id) for s in state.ships}
+    pcs_first = state.setting("ties") == "pcs_first"
+    rank = {sid: i for i, sid in enumerate(state.tie_order)}
+
+    def band(s: Ship) -> tuple[int, int]:
+        return (-(inits[s.id] or 0), 0 if (pcs_first and s.side == "pc") else (1 if pcs_first else 0))
+
+    groups: dict[tuple[int, int], list[str]] = {}
+    for s in state.ships:
+        groups.setdefault(band(s), []).append(s.id)
+    unresolved = [tuple(ids) for ids in groups.values() if len(ids) > 1 and not all(i in rank for i in ids)]
+    ordered = sorted(state.ships, key=lambda s: (band(s), rank.get(s.id, len(rank))))
+    return tuple(s.id for s in ordered), unresolved
+
+
+def _put(state: State, fighter: Fighter) -> State:
+    return replace(state, fighters=tuple(fighter if f.id == fighter.id else f for f in state.fighters))
+
+
+def _put_ship(state: State, ship: Ship) -> State:
+    return replace(state, ships=tuple(ship if s.id == ship.id else s for s in state.ships))
+
+
+# --- Commands --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AssignCrew(Command):
+    """Put a fighter aboard a ship at a station, change their station, or take them off every ship (ship="")."""
+
+    name: ClassVar[str] = "assign_crew"
+    label: ClassVar[str] = "Assign a crew member"
+    fighter: str = ""
+    ship: str = ""
+    station: str = ""
+
+
+@dataclass(frozen=True)
+class SetSurprise(Command):
+    name: ClassVar[str] = "set_surprise"
+    label: ClassVar[str] = "Set surprise (a ship or a crew member)"
+    target: str = ""
+    surprised: bool = True
+
+
+@dataclass(frozen=True)
+class RollInitiative(Command):
+    name: ClassVar[str] = "roll_initiative"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Roll initiative"
+    actor: str = ""
+    entered: int = 0  # the face of a physical d20 (0: the server rolls)
+
+
+@dataclass(frozen=True)
+class SetShipInitiative(Command):
+    name: ClassVar[str] = "set_ship_initiative"
+    label: ClassVar[str] = "Roll or set an NPC ship's initiative"
+    ship: str = ""
+    value: int = 0
+    roll: bool = False  # the server rolls d20 + the ship's initiative modifier
+
+
+@dataclass(frozen=True)
+class OrderTies(Command):
+    name: ClassVar[str] = "order_ties"
+    label: ClassVar[str] = "Order tied ships"
+    order: str = ""  # ship ids, first to act first, separated by commas or spaces
+
+
+@dataclass(frozen=True)
+class StartCombat(Command):
+    name: ClassVar[str] = "start_combat"
+    label: ClassVar[str] = "Start combat"
+
+
+@dataclass(frozen=True)
+class DistributePower(Command):
+    name: ClassVar[str] = "distribute_power"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Distribute the reactor's power dice"
+    actor: str = ""
+    central: int = 0
+    communications: int = 0
+    engines: int = 0
+    shields: int = 0
+    sensors: int = 0
+    weapons: int = 0
+
+
+@dataclass(frozen=True)
+class RegenerateShields(Command):
+    name: ClassVar[str] = "regenerate_shields"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Regenerate shields (spend a shield die)"
+    actor: str = ""
+
+
+@dataclass(frozen=True)
+class SetCrewOrder(Command):
+    name: ClassVar[str] = "set_crew_order"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Propose the crew's turn order (the helm decides)"
+    actor: str = ""
+    order: str = ""  # crew ids separated by commas or spaces
+
+
+@dataclass(frozen=True)
+class StartCrewTurn(Command):
+    name: ClassVar[str] = "start_crew_turn"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Take my turn"
+    actor: str = ""
+
+
+@dataclass(frozen=True)
+class TakeAction(Command):
+    name: ClassVar[str] = "take_action"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Take an action"
+    actor: str = ""
+    action: str = ""  # a key or label of the action menu, or an action the GM allowed
+    slot: str = "action"  # "action", "bonus" or "reaction"
+    weapon: str = ""  # Fire: the weapon
+    target: str = ""  # optional: the ship aimed at
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class SpendPower(Command):
+    name: ClassVar[str] = "spend_power"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Spend power dice"
+    actor: str = ""
+    system: str = "weapons"  # what the dice fuel
+    store: str = "central"  # where they come from: the central store or that system's own store
+    count: int = 1
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class EndCrewTurn(Command):
+    name: ClassVar[str] = "end_crew_turn"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "End my turn"
+    actor: str = ""
+
+
+@dataclass(frozen=True)
+class EndShipTurn(Command):
+    name: ClassVar[str] = "end_ship_turn"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "End the ship's turn"
+    actor: str = ""
+
+
+@dataclass(frozen=True)
+class Damage(Command):
+    name: ClassVar[str] = "damage"
+    label: ClassVar[str] = "Damage a ship"
+    ship: str = ""
+    amount: int = 0
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class AdjustShip(Command):
+    name: ClassVar[str] = "adjust_ship"
+    label: ClassVar[str] = "Correct a ship's numbers"
+    ship: str = ""
+    what: str = "hull"  # one of ADJUSTABLE
+    value: int = 0
+
+
+@dataclass(frozen=True)
+class AllowAction(Command):
+    name: ClassVar[str] = "allow_action"
+    label: ClassVar[str] = "Allow a free-text action"
+    action: str = ""
+    helm: bool = False
+
+
+COMMANDS = (AssignCrew, SetSurprise, RollInitiative, SetShipInitiative, OrderTies, StartCombat, DistributePower,
+            RegenerateShields, SetCrewOrder, StartCrewTurn, TakeAction, SpendPower, EndCrewTurn, EndShipTurn,
+            Damage, AdjustShip, AllowAction)
+
+
+# --- Events ----------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CrewAssigned(Event):
+    kind: ClassVar[str] = "crew_assigned"
+    fighter: str = ""
+    ship: str = ""
+    station: str = ""
+
+
+@dataclass(frozen=True)
+class SurpriseSet(Event):
+    kind: ClassVar[str] = "surprise_set"
+    target: str = ""
+    surprised: bool = True
+
+
+@dataclass(frozen=True)
+class InitiativeRolled(Event):
+    kind: ClassVar[str] = "initiative_rolled"
+    fighter: str = ""
+    face: int = 0
+    modifier: int = 0
+    entered: bool = False
+
+    @property
+    def total(self) -> int:
+        return self.face + self.modifier
+
+
+@dataclass(frozen=True)
+class ShipInitiativeSet(Event):
+    kind: ClassVar[str] = "ship_initiative_set"
+    ship: str = ""
+    value: int = 0
+    face: int = 0  # 0 when the GM entered the value
+    modifier: int = 0
+
+
+@dataclass(frozen=True)
+class TiesOrdered(Event):
+    kind: ClassVar[str] = "ties_ordered"
+    order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CombatStarted(Event):
+    kind: ClassVar[str] = "combat_started"
+    order: tuple[str, ...] = ()
+    initiative: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RoundStarted(Event):
+    kind: ClassVar[str] = "round_started"
+    round: int = 1
+
+
+@dataclass(frozen=True)
+class ShipTurnStarted(Event):
+    kind: ClassVar[str] = "ship_turn_started"
+    ship: str = ""
+    reactor: str = ""
+    faces: tuple[int, ...] = ()
+    produced: int = 0
+
+
+@dataclass(frozen=True)
+class ShipTurnSkipped(Event):
+    kind: ClassVar[str] = "ship_turn_skipped"
+    ship: str = ""
+    reason: str = ""  # "disabled" or "surprised"
+
+
+@dataclass(frozen=True)
+class PowerDistributed(Event):
+    kind: ClassVar[str] = "power_distributed"
+    ship: str = ""
+    by: str = ""
+    produced: int = 0
+    assigned: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ShieldsRegenerated(Event):
+    kind: ClassVar[str] = "shields_regenerated"
+    ship: str = ""
+    by: str = ""
+    points: int = 0  # the die's maximum × the regeneration multiplier (capped at capacity when applied)
+
+
+@dataclass(frozen=True)
+class CrewOrderSet(Event):
+    kind: ClassVar[str] = "crew_order_set"
+    ship: str = ""
+    by: str = ""
+    order: tuple[str, ...] = ()
+    final: bool = False
+
+
+@dataclass(frozen=True)
+class CrewTurnStarted(Event):
+    kind: ClassVar[str] = "crew_turn_started"
+    fighter: str = ""
+    ship: str = ""
+    surprised: bool = False
+
+
+@dataclass(frozen=True)
+class CrewTurnEnded(Event):
+    kind: ClassVar[str] = "crew_turn_ended"
+    fighter: str = ""
+    skipped: bool = False
+
+
+@dataclass(frozen=True)
+class ActionTaken(Event):
+    kind: ClassVar[str] = "action_taken"
+    fighter: str = ""
+    ship: str = ""
+    action: str = ""  # a menu key or "custom:<name>"
+    label: str = ""
+    slot: str = "action"
+    weapon: str = ""
+    target: str = ""
+    helm: bool = False
+    boost_dc: int = 0  # the DC increase of a further boost this ship turn
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class HullPatched(Event):
+    kind: ClassVar[str] = "hull_patched"
+    fighter: str = ""
+    ship: str = ""
+    sides: int = 0
+    face: int = 0
+    bonus: int = 0
+
+    @property
+    def points(self) -> int:
+        return max(0, self.face + self.bonus)
+
+
+@dataclass(frozen=True)
+class PowerSpent(Event):
+    kind: ClassVar[str] = "power_spent"
+    fighter: str = ""
+    ship: str = ""
+    system: str = ""
+    store: str = ""
+    sides: int = 0  # 1: a flat 1 per die (tier 0)
+    faces: tuple[int, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ShipDamaged(Event):
+    kind: ClassVar[str] = "ship_damaged"
+    ship: str = ""
+    amount: int = 0
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ShipAdjusted(Event):
+    kind: ClassVar[str] = "ship_adjusted"
+    ship: str = ""
+    what: str = ""
+    value: int = 0
+
+
+@dataclass(frozen=True)
+class ActionAllowed(Event):
+    kind: ClassVar[str] = "action_allowed"
+    key: str = ""
+    label: str = ""
+    helm: bool = False
+
+
+@dataclass(frozen=True)
+class ShipTurnEnded(Event):
+    kind: ClassVar[str] = "ship_turn_ended"
+    ship: str = ""
+
+
+EVENTS = (CrewAssigned, SurpriseSet, InitiativeRolled, ShipInitiativeSet, TiesOrdered, CombatStarted, RoundStarted,
+          ShipTurnStarted, ShipTurnSkipped, PowerDistributed, ShieldsRegenerated, CrewOrderSet, CrewTurnStarted,
+          CrewTurnEnded, ActionTaken, HullPatched, PowerSpent, ShipDamaged, ShipAdjusted, ActionAllowed,
+          ShipTurnEnded)
+CODEC = EventCodec(EVENTS, COMMANDS)
+
+
+# --- Set-up ----------------------------------------------------------------------------------------------------
+
+def _require(condition: bool, sentence: str) -> None:
+    if not condition:
+        raise RuleError(sentence[:1].upper() + sentence[1:])
+
+
+def _whole(data: dict, key: str, default: int, label: str, low: int, high: int) -> int:
+    raw = data.get(key, default)
+    _require(isinstance(raw, int) and not isinstance(raw, bool), f"{label} must be a whole number.")
+    _require(low <= raw <= high, f"{label} must be from {low} to {high}.")
+    return raw
+
+
+def _ship_from_dict(data: dict) -> tuple[Ship, dict[str, str]]:
+    _require(isinstance(data, dict), "Each ship must be described by its numbers.")
+    sid = data.get("id")
+    _require(isinstance(sid, str) and sid.strip() != "", "Each ship needs an id.")
+    name = str(data.get("name") or sid)
+    what = f"{name}:"
+    side = data.get("side", "pc")
+    _require(side in ("pc", "npc"), f"{what} the side must be pc or npc.")
+    size = data.get("size", "medium")
+    _require(size in sw.SIZES, f"{what} the size must be one of {', '.join(sw.SIZES)}.")
+    tier = _whole(data, "tier", 0, f"{name}'s tier", 0, 5)
+    hull_max = _whole(data, "hull_max", 30, f"{name}'s maximum hull points", 1, 100_000)
+    hull = _whole(data, "hull", hull_max, f"{name}'s hull points", 0, hull_max)
+    shields_max = _whole(data, "shields_max", 0, f"{name}'s maximum shield points", 0, 100_000)
+    shields = _whole(data, "shields", shields_max, f"{name}'s shield points", 0, shields_max)
+    dice_max = sw.hull_dice_total(size, tier)
+    hull_dice = _whole(data, "hull_dice", dice_max, f"{name}'s hull dice", 0, dice_max)
+    shield_dice = _whole(data, "shield_dice", dice_max, f"{name}'s shield dice", 0, dice_max)
+    shield_type = data.get("shield_type", "directional")
+    _require(shield_type in sw.SHIELD_TYPES, f"{what} the shield type must be directional, fortress or quick_charge.")
+    reactor = data.get("reactor", "fuel_cell")
+    _require(reactor in REACTOR_LABELS, f"{what} the reactor must be fuel_cell, ionization or power_core.")
+    coupling = data.get("coupling", "direct")
+    _require(coupling in sw.COUPLING_CAPACITY, f"{what} the coupling must be direct, distributed or hub_and_spoke.")
+    raw_power = data.get("power") or {}
+    _require(isinstance(raw_power, dict) and set(raw_power) <= set(sw.STORES),
+             f"{what} stored power dice go in the stores {', '.join(sw.STORES)}.")
+    power = {}
+    for store in sw.STORES:
+        power[store] = _whole(raw_power, store, 0, f"{name}'s power dice in the {STORE_LABELS[store]}", 0, 99)
+    errors = sw.stored_dice_errors(coupling, power)
+    _require(not errors, f"{name}: " + next(iter(errors.values()), ""))
+    weapons = data.get("weapons") or []
+    _require(isinstance(weapons, (list, tuple)) and all(isinstance(w, str) and w.strip() for w in weapons),
+             f"{what} weapons are a list of names.")
+    crew = data.get("crew") or {}
+    _require(isinstance(crew, dict), f"{what} the crew maps each crew member to a station.")
+    for fid, station in crew.items():
+        _require(isinstance(station, str) and (station == "" or station in STATION_LABELS),
+                 f"{what} {station!r} is not a station.")
+    _require(sum(1 for st in crew.values() if st == "pilot") <= 1, f"{name} has only one helm.")
+    surprised = data.get("surprised", False)
+    _require(isinstance(surprised, bool), f"{what} surprised is true or false.")
+    ship = Ship(
+        id=sid, name=name, side=side, size=size, tier=tier, hull=hull, hull_max=hull_max, shields=shields,
+        shields_max=shields_max, hull_dice=hull_dice, shield_dice=shield_dice, shield_type=shield_type,
+        reactor=reactor, coupling=coupling, power=power, weapons=tuple(" ".join(w.split()) for w in weapons),
+        con_mod=_whole(data, "con_mod", 0, f"{name}'s Constitution modifier", -10, 20),
+        initiative_mod=_whole(data, "initiative_mod", 0, f"{name}'s initiative modifier", -10, 20),
+        surprised=surprised, status="active" if hull > 0 else "disabled",
+    )
+    return ship, dict(crew)
+
+
+def initial_state(ships: Sequence[dict], fighters: tuple[Fighter, ...], settings: dict | None) -> State:
+    """The set-up state: ships from plain dicts (shape in the module docstring) and their crews."""
+    built = [_ship_from_dict(data) for data in ships]
+    _require(bool(built), "An encounter needs at least one ship.")
+    ids = [s.id for s, _ in built]
+    _require(len(ids) == len(set(ids)), "Two ships share an id.")
+    _require(any(s.side == "pc" for s, _ in built), "An encounter needs a ship on the players' side.")
+    fids = [f.id for f in fighters]
+    _require(len(fids) == len(set(fids)), "Two crew members share an id.")
+    aboard: dict[str, tuple[str, str]] = {}
+    for ship, crew in built:
+        for fid, station in crew.items():
+            _require(fid in fids, f"{ship.name}'s crew names someone who is not in this encounter.")
+            _require(fid not in aboard, "A crew member can be aboard only one ship.")
+            aboard[fid] = (ship.id, station)
+    crewed = tuple(replace(f, ship=aboard[f.id][0], station=aboard[f.id][1]) if f.id in aboard
+                   else replace(f, ship="", station="") for f in fighters)
+    return State(ships=tuple(s for s, _ in built), fighters=crewed, settings=clean_settings(SETTINGS, settings))
+
+
+def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats: dict,
+                       aware_of: tuple[str, ...] = ()) -> Fighter:
+    """A crew member from a character sheet (see sw5e.stats). Side "pc" stays a PC; anything else is NPC crew."""
+    try:
+        modifier = int(stats.get("initiative_mod", 0))
+    except (TypeError, ValueError):
+        modifier = 0
+    return Fighter(id=key, name=name, side="pc" if side == "pc" else "npc", owner=owner if side == "pc" else None,
+                   initiative_mod=modifier, bonus_action=bool(stats.get("bonus_action", False)))
+
+
+# --- decide ----------------------------------------------------------------------------------------------------
+
+def decide(state: State, command: Command, dice: Dice) -> list[Event]:
+    _require(not state.ended, "This encounter has ended.")
+    handler = _DECIDERS.get(type(command))
+    if handler is None:
+        raise RuleError("That is not an action in SW5e starship combat.")
+    return handler(state, command, dice)
+
+
+def _clean_text(text: str, limit: int = 200) -> str:
+    return " ".join(text.split())[:limit]
+
+
+def _ids(text: str) -> tuple[str, ...]:
+    return tuple(part for part in text.replace(",", " ").split() if part)
+
+
+def _setup(state: State) -> None:
+    _require(not state.started, "Combat has already started.")
+
+
+def _combat(state: State) -> None:
+    _require(state.started, "Combat has not started yet.")
+
+
+def _turn_ship(state: State) -> Ship:
+    _combat(state)
+    _require(bool(state.ship_turn), "No ship is taking its turn.")
+    return state.ship(state.ship_turn)
+
+
+def _acting_name(state: State) -> str:
+    return state.fighter(state.acting).name if state.acting else "Someone"
+
+
+def _crew_or_gm(state: State, ship: Ship, actor: str) -> str:
+    """The crew member acting for the ship, or "" for the GM."""
+    if actor:
+        member = state.fighter(actor)
+        _require(member.ship == ship.id, f"{member.name} is not aboard {ship.name}, whose turn it is.")
+    return actor
+
+
+def _assign_crew(state: State, c: AssignCrew, dice: Dice) -> list[Event]:
+    f = state.fighter(c.fighter)
+    _require(c.station == "" or c.station in STATION_LABELS, "Choose one of the stations.")
+    _require(state.acting != f.id, f"{f.name} is in the middle of a turn.")
+    if c.ship:
+        ship = state.ship(c.ship)
+        _require(ship.status != "destroyed", f"{ship.name} is destroyed.")
+    _require(bool(c.ship) or not c.station, "A station is aboard a ship.")
+    _require((f.ship, f.station) != (c.ship, c.station), f"{f.name} is already there.")
+    return [CrewAssigned(fighter=f.id, ship=c.ship, station=c.station)]
+
+
+def _set_surprise(state: State, c: SetSurprise, dice: Dice) -> list[Event]:
+    _setup(state)
+    try:
+        state.ship(c.target)
+    except RuleError:
+        state.fighter(c.target)
+    return [SurpriseSet(target=c.target, surprised=c.surprised)]
+
+
+def _roll_initiative(state: State, c: RollInitiative, dice: Dice) -> list[Event]:
+    _setup(state)
+    f = state.fighter(c.actor)
+    _require(f.is_pc, "NPC crew do not roll initiative: the GM sets their ship's.")
+    _require(f.initiative is None, f"{f.name} has already rolled initiative ({f.initiative}).")
+    if c.entered:
+        _require(bool(state.setting("entered_initiative")), "The GM has the server roll initiative in this encounter.")
+        _require(1 <= c.entered <= 20, "A d20 shows a face from 1 to 20.")
+        return [InitiativeRolled(fighter=f.id, face=c.entered, modifier=f.initiative_mod, entered=True)]
+    return [InitiativeRolled(fighter=f.id, face=dice.roll(1, 20)[0], modifier=f.initiative_mod)]
+
+
+def _set_ship_initiative(state: State, c: SetShipInitiative, dice: Dice) -> list[Event]:
+    _setup(state)
+    ship = state.ship(c.ship)
+    _require(not any(f.is_pc for f in state.crew(ship.id)),
+             f"{ship.name}'s initiative is the lowest of its PCs' rolls.")
+    if c.roll:
+        face = dice.roll(1, 20)[0]
+        return [ShipInitiativeSet(ship=ship.id, value=face + ship.initiative_mod, face=face,
+                                  modifier=ship.initiative_mod)]
+    _require(-10 <= c.value <= 50, "Initiative must be from -10 to 50.")
+    return [ShipInitiativeSet(ship=ship.id, value=c.value)]
+
+
+def _order_ties(state: State, c: OrderTies, dice: Dice) -> list[Event]:
+    _setup(state)
+    order = _ids(c.order)
+    _require(len(order) >= 2, "Name at least two ships, first to act first.")
+    _require(len(order) == len(set(order)), "Name each ship once.")
+    for sid in order:
+        state.ship(sid)
+    return [TiesOrdered(order=order)]
+
+
+def _start_combat(state: State, c: StartCombat, dice: Dice) -> list[Event]:
+    _setup(state)
+    waiting = [f.name for f in state.fighters if f.is_pc and f.ship and f.initiative is None]
+    _require(not waiting, f"Waiting for initiative from {', '.join(waiting)}.")
+    unset = [s.name for s in state.ships if state.ship_initiative(s.id) is None]
+    _require(not unset, f"The GM sets the initiative of {', '.join(unset)} first.")
+    order, ties = ship_order(state)
+    if ties:
+        names = " and ".join(state.ship(sid).name for sid in ties[0])
+        raise RuleError(f"Order the tied ships first: {names} share initiative {state.ship_initiative(ties[0][0])}.")
+    initiative = {s.id: state.ship_initiative(s.id) for s in state.ships}
+    events: list[Event] = [CombatStarted(order=order, initiative=initiative), RoundStarted(round=1)]
+    after = state
+    for e in events:
+        after = evolve(after, e)
+    return events + _advance(after, dice, 0)
+
+
+def _advance(state: State, dice: Dice, start: int) -> list[Event]:
+    """Events that bring on the next ship able to take a turn, from position `start` of the order (a new round
+    when the order runs out). Disabled ships lose their turns; destroyed ships are out."""
+    events: list[Event] = []
+    s = state
+    for lap in range(3):
+        for sid in s.order[start:]:
+            ship = s.ship(sid)
+            if ship.status == "destroyed":
+                continue
+            if ship.status == "disabled":
+                skip: Event = ShipTurnSkipped(ship=sid, reason="disabled")
+            elif ship.surprised and ship.turns == 0 and s.setting("surprised_ship") == "skip":
+                skip = ShipTurnSkipped(ship=sid, reason="surprised")
+            else:
+                faces, produced = reactor_output(ship.reactor, dice)
+                return events + [ShipTurnStarted(ship=sid, reactor=ship.reactor, faces=faces, produced=produced)]
+            events.append(skip)
+            s = evolve(s, skip)
+        if lap == 2 or not any(ship.active for ship in s.ships):
+            break
+        new_round = RoundStarted(round=s.round + 1)
+        events.append(new_round)
+        s = evolve(s, new_round)
+        start = 0
+    return events
+
+
+def _distribute_power(state: State, c: DistributePower, dice: Dice) -> list[Event]:
+    ship = _turn_ship(state)
+    by = _crew_or_gm(state, ship, c.actor)
+    _require(state.stage == "power", f"{ship.name}'s power dice for this turn are already distributed.")
+    wanted = {store: getattr(c, store) for store in sw.STORES}
+    _require(all(n >= 0 for n in wanted.values()), "Power dice counts cannot be negative.")
+    total = sum(wanted.values())
+    produced = state.pending_power
+    _require(total <= produced,
+             f"The reactor produced {produced} power {'die' if produced == 1 else 'dice'} this turn, not {total}.")
+    if state.setting("over_capacity") == "refuse":
+        for store, n in wanted.items():
+            if n > ship.free(store):
+                cap, free = ship.capacity(store), ship.free(store)
+                raise RuleError(f"{n} power {'die does' if n == 1 else 'dice do'} not fit in {ship.name}'s "
+                                f"{STORE_LABELS[store]}: this coupling holds {cap} there and {free} "
+                                f"{'is' if free == 1 else 'are'} free.")
+    return [PowerDistributed(ship=ship.id, by=by, produced=produced,
+                             assigned={k: v for k, v in wanted.items() if v})]
+
+
+def _regenerate_shields(state: State, c: RegenerateShields, dice: Dice) -> list[Event]:
+    ship = _turn_ship(state)
+    by = _crew_or_gm(state, ship, c.actor)
+    _require(state.stage != "power", f"Distribute {ship.name}'s power dice first.")
+    _require(state.stage == "start", "Shield regeneration is chosen at the start of the ship's turn, once, "
+                                     "before the crew acts.")
+    _require(ship.active, f"{ship.name} is {ship.status}.")
+    _require(ship.shields_max > 0, f"{ship.name} has no shield generator.")
+    _require(ship.shields > 0, f"{ship.name}'s shields are down: regeneration cannot restart them.")
+    _require(ship.shields < ship.shields_max, f"{ship.name}'s shields are already full.")
+    _require(ship.shield_dice > 0, f"{ship.name} has no shield dice left.")
+    return [ShieldsRegenerated(ship=ship.id, by=by, points=ship.regeneration)]
+
+
+def _set_crew_order(state: State, c: SetCrewOrder, dice: Dice) -> list[Event]:
+    ship = _turn_ship(state)
+    by = _crew_or_gm(state, ship, c.actor)
+    helm = state.helm(ship.id)
+    final = not by or (helm is not None and helm.id == by)
+    if state.order_final and not final:
+        settled = "the GM" if not state.order_by else f"{state.fighter(state.order_by).name} at the helm"
+        raise RuleError(f"{settled[0].upper()}{settled[1:]} has settled the order for this turn.")
+    order = _ids(c.order)
+    left = {f.id for f in state.remaining_crew(ship.id)}
+    _require(bool(left), f"Everyone aboard {ship.name} has already taken their turn.")
+    _require(len(order) == len(set(order)) and set(order) == left,
+             "List each crew member who has not yet taken their turn exactly once: "
+             + ", ".join(f.name for f in state.remaining_crew(ship.id)) + ".")
+    return [CrewOrderSet(ship=ship.id, by=by, order=order, final=final)]
+
+
+def _start_crew_turn(state: State, c: StartCrewTurn, dice: Dice) -> list[Event]:
+    ship = _turn_ship(state)
+    f = state.fighter(c.actor)
+    _require(f.ship == ship.id, f"{f.name} is not aboard {ship.name}, whose turn it is.")
+    _require(ship.active, f"{ship.name} is {ship.status}: its crew cannot act.")
+    _require(state.stage != "power", f"Distribute {ship.name}'s power dice first.")
+    _require(not state.acting, f"{_acting_name(state)} is still taking their turn.")
+    _require(not f.took_turn, f"{f.name} has already taken a turn this round.")
+    if state.crew_order:
+        nxt = state.remaining_crew(ship.id)[0]
+        _require(nxt.id == f.id, f"The crew's order has {nxt.name} go next.")
+    if state.surprised_now(f):
+        return [CrewTurnStarted(fighter=f.id, ship=ship.id, surprised=True), CrewTurnEnded(fighter=f.id, skipped=True)]
+    return [CrewTurnStarted(fighter=f.id, ship=ship.id)]
+
+
+def _find_action(state: State, text: str) -> tuple[str, str, str]:
+    """(key, label, kind) of a menu action or an action the GM allowed."""
+    wanted = " ".join(text.split()).casefold()
+    for spec in ACTION_MENU:
+        if wanted in (spec.key, spec.label.casefold()):
+            return spec.key, spec.label, spec.kind
+    custom = state.custom_action(custom_key(text))
+    if custom is not None:
+        return custom.key, custom.label, "helm" if custom.helm else "once"
+    raise RuleError("That action is not on the menu; the GM can allow it by name.")
+
+
+def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
+    _combat(state)
+    f = state.fighter(c.actor)
+    _require(bool(f.ship), f"{f.name} is not aboard a ship.")
+    ship = state.ship(f.ship)
+    _require(ship.active, f"{ship.name} is {ship.status}: its crew cannot act.")
+    key, label, kind = _find_action(state, c.action)
+    _require(c.slot in SLOTS, "Choose an action, a bonus action or a reaction.")
+    if c.slot in ("action", "bonus"):
+        _require(state.acting == f.id, f"It is not {f.name}'s turn.")
+    if c.slot == "action":
+        _require(not f.action_used, f"{f.name} has already taken an action this turn.")
+    elif c.slot == "bonus":
+        _require(f.bonus_action, f"{f.name} has no feature that grants a bonus action.")
+        _require(not f.bonus_used, f"{f.name} has already taken a bonus action this turn.")
+    else:
+        _require(not state.surprised_now(f), f"{f.name} is surprised: no reaction until their first turn ends.")
+        _require(not f.reaction_used, f"{f.name} has already used their reaction; it returns at the start of "
+                                      "their next turn.")
+    target = ""
+    if c.target:
+        aimed = state.ship(c.target)
+        _require(aimed.id != ship.id, f"{f.name} cannot aim at their own ship.")
+        _require(aimed.status != "destroyed", f"{aimed.name} is already destroyed.")
+        target = aimed.id
+    weapon = _clean_text(c.weapon, 60)
+    helm = kind == "helm"
+    if helm:
+        at_helm = state.helm(ship.id)
+        _require(at_helm is not None and at_helm.id == f.id,
+                 f"Only the helm can take {label}: " + (f"{at_helm.name} is at the helm of {ship.name}." if at_helm
+                                                        else f"nobody is at the helm of {ship.name}."))
+        _require(not f.helm_used, f"{f.name} has already taken a helm option this turn.")
+    boost_dc = 0
+    if kind == "boost":
+        _require(state.ship_turn == ship.id, "Boosts happen on the ship's own turn.")
+        _require(key not in ship.boosts, f"{label} has already been used on {ship.name} this ship turn.")
+        boost_dc = BOOST_DC_STEP * len(ship.boosts)
+    if kind == "weapon":
+        _require(bool(weapon), "Name the weapon that fires.")
+        if ship.weapons:
+            match = next((w for w in ship.weapons if w.casefold() == weapon.casefold()), None)
+            _require(match is not None, f"{ship.name}'s weapons are: {', '.join(ship.weapons)}.")
+            weapon = match
+        _require(counted_key(key, weapon) not in ship.actions, f"The {weapon} has already fired this round.")
+    else:
+        weapon = ""
+    counted = counted_key(key, weapon)
+    if counted and kind != "weapon":
+        _require(counted not in ship.actions, f"Someone aboard {ship.name} has already taken {label} this round.")
+    events: list[Event] = [ActionTaken(fighter=f.id, ship=ship.id, action=key, label=label, slot=c.slot, weapon=weapon,
+                                       target=target, helm=helm, boost_dc=boost_dc, note=_clean_text(c.note))]
+    if key == "patch":
+        _require(ship.hull < ship.hull_max, f"{ship.name}'s hull is already at full strength.")
+        _require(ship.hull_dice > 0, f"{ship.name} has no hull dice left to patch with.")
+        face = dice.roll(1, ship.die)[0]
+        events.append(HullPatched(fighter=f.id, ship=ship.id, sides=ship.die, face=face, bonus=ship.con_mod))
+    return events
+
+
+def power_die(state: State, ship: Ship) -> int:
+    return int(state.setting("tier0_power")) if ship.tier == 0 else sw.power_die(ship.tier)
+
+
+def _spend_power(state: State, c: SpendPower, dice: Dice) -> list[Event]:
+    _combat(state)
+    f = state.fighter(c.actor)
+    _require(bool(f.ship), f"{f.name} is not aboard a ship.")
+    ship = state.ship(f.ship)
+    _require(ship.active, f"{ship.name} is {ship.status}: its crew cannot act.")
+    _require(c.system in sw.SYSTEMS, f"Power dice fuel one of: {', '.join(sw.SYSTEMS)}.")
+    _require(c.store in sw.STORES, "Take the dice from the central store or a system's store.")
+    _require(c.store in ("central", c.system),
+             f"Dice in the {STORE_LABELS[c.store]} fuel only {c.store}; central dice fuel anything.")
+    have = ship.stored(c.store)
+    _require(have > 0, f"{ship.name}'s {STORE_LABELS[c.store]} is empty.")
+    _require(1 <= c.count <= have, f"{ship.name}'s {STORE_LABELS[c.store]} holds {have} power "
+                                   f"{'die' if have == 1 else 'dice'}.")
+    sides = power_die(state, ship)
+    faces = (1,) * c.count if sides == 1 else dice.roll(c.count, sides)
+    return [PowerSpent(fighter=f.id, ship=ship.id, system=c.system, store=c.store, sides=sides, faces=faces,
+                       note=_clean_text(c.note))]
+
+
+def _end_crew_turn(state: State, c: EndCrewTurn, dice: Dice) -> list[Event]:
+    f = state.fighter(c.actor)
+    _require(state.acting == f.id, f"It is not {f.name}'s turn.")
+    return [CrewTurnEnded(fighter=f.id)]
+
+
+def _end_ship_turn(state: State, c: EndShipTurn, dice: Dice) -> list[Event]:
+    ship = _turn_ship(state)
+    _crew_or_gm(state, ship, c.actor)
+    _require(not state.acting, f"{_acting_name(state)} is still taking their turn.")
+    if ship.active:
+        _require(state.stage != "power", f"Distribute {ship.name}'s power dice first.")
+        waiting = [f.name for f in state.remaining_crew(ship.id)]
+        _require(not waiting, f"Waiting for {', '.join(waiting)} to take their turn.")
+    ended = ShipTurnEnded(ship=ship.id)
+    return [ended] + _advance(evolve(state, ended), dice, state.order.index(ship.id) + 1)
+
+
+def _damage(state: State, c: Damage, dice: Dice) -> list[Event]:
+    _combat(state)
+    ship = state.ship(c.ship)
+    _require(ship.status != "destroyed", f"{ship.name} is already destroyed.")
+    _require(1 <= c.amount <= 100_000, "Damage must be a positive whole number.")
+    return [ShipDamaged(ship=ship.id, amount=c.amount, note=_clean_text(c.note))]
+
+
+def _adjust_ship(state: State, c: AdjustShip, dice: Dice) -> list[Event]:
+    ship = state.ship(c.ship)
+    _require(ship.status != "destroyed", f"{ship.name} is destroyed.")
+    _require(c.what in ADJUSTABLE, "Choose hull, shields, hull dice, shield dice or a power store.")
+    top = _top(ship, c.what)
+    _require(0 <= c.value <= top, f"{_what_label(c.what)} of {ship.name} must be from 0 to {top}.")
+    return [ShipAdjusted(ship=ship.id, what=c.what, value=c.value)]
+
+
+def _allow_action(state: State, c: AllowAction, dice: Dice) -> list[Event]:
+    label = _clean_text(c.action, 60)
+    _require(bool(label), "Name the action.")
+    key = custom_key(label)
+    _require(not any(key in (custom_key(a.key), custom_key(a.label)) for a in ACTION_MENU),
+             f"{label} is already on the action menu.")
+    _require(state.custom_action(key) is None, f"{label} is already allowed.")
+    return [ActionAllowed(key=key, label=label, helm=c.helm)]
+
+
+_DECIDERS = {
+    AssignCrew: _assign_crew, SetSurprise: _set_surprise, RollInitiative: _roll_initiative,
+    SetShipInitiative: _set_ship_initiative, OrderTies: _order_ties, StartCombat: _start_combat,
+    DistributePower: _distribute_power, RegenerateShields: _regenerate_shields, SetCrewOrder: _set_crew_order,
+    StartCrewTurn: _start_crew_turn, TakeAction: _take_action, SpendPower: _spend_power,
+    EndCrewTurn: _end_crew_turn, EndShipTurn: _end_ship_turn, Damage: _damage, AdjustShip: _adjust_ship,
+    AllowAction: _allow_action,
+}
+
+
+# --- evolve ----------------------------------------------------------------------------------------------------
+
+def _top(ship: Ship, what: str) -> int:
+    if what == "hull":
+        return ship.hull_max
+    if what == "shields":
+        return ship.shields_max
+    if what in ("hull_dice", "shield_dice"):
+        return ship.dice_max
+    return ship.capacity(what.removeprefix("power_"))
+
+
+def _what_label(what: str) -> str:
+    if what.startswith("power_"):
+        return f"Power dice in the {STORE_LABELS[what.removeprefix('power_')]}"
+    return {"hull": "Hull points", "shields": "Shield points", "hull_dice": "Hull dice",
+            "shield_dice": "Shield dice"}[what]
+
+
+def route_power(ship: Ship, produced: int, assigned: dict[str, int], state: State) -> tuple[dict[str, int], int]:
+    """(dice added per store, dice lost) when the crew assigns `assigned` out of `produced` new power dice."""
+    added: dict[str, int] = {}
+    lost = 0
+    budget = produced
+    for store in sw.STORES:
+        want = min(max(0, assigned.get(store, 0)), budget)
+        budget -= want
+        fit = min(want, ship.free(store))
+        if fit:
+            added[store] = fit
+        lost += want - fit
+    if budget and state.setting("unassigned_power") == "central_then_lost":
+        room = max(0, ship.free("central") - added.get("central", 0))
+        fit = min(budget, room)
+        if fit:
+            added["central"] = added.get("central", 0) + fit
+        budget -= fit
+    return added, lost + budget
+
+
+def split_damage(ship: Ship, amount: int) -> tuple[int, int, str]:
+    """(to shields, to hull, status after): shields first, then hull; at 0 hull the ship is destroyed when the
+    damage left over is at least its maximum hull points, else disabled."""
+    to_shields = min(ship.shields, amount)
+    rest = amount - to_shields
+    to_hull = min(ship.hull, rest)
+    left_over = rest - to_hull
+    if ship.status == "destroyed":
+        return to_shields, to_hull, "destroyed"
+    if ship.hull - to_hull > 0:
+        return to_shields, to_hull, ship.status
+    return to_shields, to_hull, "destroyed" if left_over >= ship.hull_max else "disabled"
+
+
+def _fighters(state: State, change) -> State:
+    return replace(state, fighters=tuple(change(f) for f in state.fighters))
+
+
+def evolve(state: State, event: Event) -> State:
+    if isinstance(event, CrewAssigned):
+        if event.station == "pilot":
+            state = _fighters(state, lambda f: replace(f, station="") if f.ship == event.ship and f.station == "pilot"
+                              else f)
+        return _put(state, replace(state.fighter(event.fighter), ship=event.ship, station=event.station))
+    if isinstance(event, SurpriseSet):
+        if any(s.id == event.target for s in state.ships):
+            return _put_ship(state, replace(state.ship(event.target), surprised=event.surprised))
+        return _put(state, replace(state.fighter(event.target), surprised=event.surprised))
+    if isinstance(event, InitiativeRolled):
+        return _put(state, replace(state.fighter(event.fighter), initiative=event.total))
+    if isinstance(event, ShipInitiativeSet):
+        return _put_ship(state, replace(state.ship(event.ship), initiative=event.value))
+    if isinstance(event, TiesOrdered):
+        return replace(state, tie_order=event.order)
+    if isinstance(event, CombatStarted):
+        ships = tuple(replace(s, initiative=event.initiative.get(s.id, s.initiative)) for s in state.ships)
+        return replace(state, started=True, order=event.order, ships=ships)
+    if isinstance(event, RoundStarted):
+        state = replace(state, round=event.round, ships=tuple(replace(s, actions=()) for s in state.ships))
+        return _fighters(state, lambda f: replace(f, took_turn=False))
+    if isinstance(event, ShipTurnStarted):
+        ship = replace(state.ship(event.ship), boosts=())
+        state = _put_ship(state, ship)
+        return replace(state, ship_turn=ship.id, stage="power" if event.produced > 0 else "start",
+                       pending_power=max(0, event.produced), crew_order=(), order_by="", order_final=False, acting="")
+    if isinstance(event, ShipTurnSkipped):
+        ship = state.ship(event.ship)
+        state = _put_ship(state, replace(ship, turns=ship.turns + 1, surprised=False))
+        if event.reason == "surprised":
+            state = _fighters(state, lambda f: replace(f, turns=1, took_turn=True)
+                              if f.ship == ship.id and f.turns == 0 else f)
+        return state
+    if isinstance(event, PowerDistributed):
+        ship = state.ship(event.ship)
+        added, _ = route_power(ship, event.produced, event.assigned, state)
+        power = {store: ship.stored(store) + added.get(store, 0) for store in sw.STORES}  # added never exceeds room
+        state = _put_ship(state, replace(ship, power=power))
+        if state.ship_turn == ship.id and state.stage == "power":
+            state = replace(state, stage="start", pending_power=0)
+        return state
+    if isinstance(event, ShieldsRegenerated):
+        ship = state.ship(event.ship)
+        if ship.shields > 0 and ship.shield_dice > 0:
+            ship = replace(ship, shields=min(ship.shields_max, ship.shields + event.points),
+                           shield_dice=ship.shield_dice - 1)
+            state = _put_ship(state, ship)
+        if state.ship_turn == ship.id and state.stage == "start":
+            state = replace(state, stage="crew")
+        return state
+    if isinstance(event, CrewOrderSet):
+        return replace(state, crew_order=event.order, order_by=event.by, order_final=event.final)
+    if isinstance(event, CrewTurnStarted):
+        f = state.fighter(event.fighter)
+        state = _put(state, replace(f, action_used=False, bonus_used=False, reaction_used=False, helm_used=False))
+        return replace(state, acting=f.id, stage="crew" if state.stage == "start" else state.stage)
+    if isinstance(event, CrewTurnEnded):
+        f = state.fighter(event.fighter)
+        state = _put(state, replace(f, turns=f.turns + 1, took_turn=True))
+        return replace(state, acting="" if state.acting == f.id else state.acting)
+    if isinstance(event, ActionTaken):
+        f = state.fighter(event.fighter)
+        used = {"action": "action_used", "bonus": "bonus_used", "reaction": "reaction_used"}.get(event.slot)
+        changes = {used: True} if used else {}
+        if event.helm:
+            changes["helm_used"] = True
+        state = _put(state, replace(f, **changes))
+        ship = state.ship(event.ship)
+        counted = counted_key(event.action, event.weapon)
+        if counted:
+            ship = replace(ship, actions=ship.actions + (counted,))
+        if event.action in BOOSTS:
+            ship = replace(ship, boosts=ship.boosts + (event.action,))
+        return _put_ship(state, ship)
+    if isinstance(event, HullPatched):
+        ship = state.ship(event.ship)
+        if ship.hull_dice > 0 and ship.status != "destroyed":
+            hull = min(ship.hull_max, ship.hull + event.points)
+            status = "active" if hull > 0 else ship.status
+            state = _put_ship(state, replace(ship, hull=hull, hull_dice=ship.hull_dice - 1, status=status))
+        return state
+    if isinstance(event, PowerSpent):
+        ship = state.ship(event.ship)
+        power = {**ship.power, event.store: max(0, ship.stored(event.store) - len(event.faces))}
+        return _put_ship(state, replace(ship, power=power))
+    if isinstance(event, ShipDamaged):
+        ship = state.ship(event.ship)
+        to_shields, to_hull, status = split_damage(ship, event.amount)
+        return _put_ship(state, replace(ship, shields=ship.shields - to_shields, hull=ship.hull - to_hull,
+                                        status=status))
+    if isinstance(event, ShipAdjusted):
+        ship = state.ship(event.ship)
+        if ship.status == "destroyed" or event.what not in ADJUSTABLE:
+            return state
+        value = max(0, min(_top(ship, event.what), event.value))
+        if event.what.startswith("power_"):
+            ship = replace(ship, power={**ship.power, event.what.removeprefix("power_"): value})
+        else:
+            ship = replace(ship, **{event.what: value})
+        if event.what == "hull":
+            ship = replace(ship, status="active" if value > 0 else "disabled")
+        return _put_ship(state, ship)
+    if isinstance(event, ActionAllowed):
+        if state.custom_action(event.key) is not None:
+            return state
+        return replace(state, custom_actions=state.custom_actions + (CustomAction(event.key, event.label, event.helm),))
+    if isinstance(event, ShipTurnEnded):
+        ship = state.ship(event.ship)
+        state = _put_ship(state, replace(ship, turns=ship.turns + 1, surprised=False))
+        return replace(state, ship_turn="", stage="", pending_power=0, crew_order=(), order_by="", order_final=False,
+                       acting="")
+    raise TypeError(f"unknown event {event!r}")
+
+
+# --- the log in sentences --------------------------------------------------------------------------------------
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text[0].upper() + text[1:] if text else text
+
+
+def describe(state: State, event: Event, gm: bool = True) -> str | None:
+    """One plain sentence for the log, read against the state the event is applied to.
+
+    For players (gm=False) the numbers of NPC ships (hull, shields, their dice, stored and spent power, reactor
+    output, the GM's initiative values) are left out; damage dealt stays public. None means no entry at all."""
+    text = _describe(state, event, gm)
+    return None if text is None else _sentence(text)
+
+
+def _describe(state: State, event: Event, gm: bool) -> str | None:
+    def name(fid: str) -> str:
+        if not fid:
+            return "the GM"
+        try:
+            return state.fighter(fid).name
+        except RuleError:
+            return "someone"
+
+    def ship_name(sid: str) -> str:
+        try:
+            return state.ship(sid).name
+        except RuleError:
+            return "a ship"
+
+    def secret(sid: str) -> bool:
+        return not gm and state.hides(sid)
+
+    if isinstance(event, CrewAssigned):
+        f = state.fighter(event.fighter)
+        if not event.ship:
+            return None if f.ship and secret(f.ship) else f"{f.name} leaves {ship_name(f.ship)}'s crew."
+        if secret(event.ship):
+            return None
+        station = STATION_LABELS.get(event.station, "")
+        at = f" at the {station.lower()} station" if station else ""
+        if event.station == "pilot":
+            at = " at the helm"
+        if f.ship == event.ship:
+            return f"{f.name} moves{at or ' off their station'} aboard {ship_name(event.ship)}."
+        return f"{f.name} joins {ship_name(event.ship)}'s crew{at}."
+    if isinstance(event, SurpriseSet):
+        is_ship = any(s.id == event.target for s in state.ships)
+        if is_ship:
+            if secret(event.target):
+                return None
+            who = ship_name(event.target)
+        else:
+            f = state.fighter(event.target)
+            if f.ship and secret(f.ship):
+                return None
+            who = f.name
+        return f"{who} {'is surprised' if event.surprised else 'is not surprised'}."
+    if isinstance(event, InitiativeRolled):
+        entered = " (entered)" if event.entered else ""
+        sign = "+" if event.modifier >= 0 else "−"
+        return (f"{name(event.fighter)} rolls initiative: {event.face}{entered} {sign} {abs(event.modifier)} "
+                f"= {event.total}.")
+    if isinstance(event, ShipInitiativeSet):
+        if secret(event.ship):
+            return f"The GM sets {ship_name(event.ship)}'s initiative."
+        if event.face:
+            sign = "+" if event.modifier >= 0 else "−"
+            return (f"The GM rolls initiative for {ship_name(event.ship)}: {event.face} {sign} {abs(event.modifier)} "
+                    f"= {event.value}.")
+        return f"The GM sets {ship_name(event.ship)}'s initiative to {event.value}."
+    if isinstance(event, TiesOrdered):
+        return "The GM breaks initiative ties in this order: " + ", then ".join(ship_name(s) for s in event.order) + "."
+    if isinstance(event, CombatStarted):
+        parts = [ship_name(sid) if secret(sid) else f"{ship_name(sid)} ({event.initiative.get(sid)})"
+                 for sid in event.order]
+        return "Combat begins; the ships act in this order: " + ", ".join(parts) + "."
+    if isinstance(event, RoundStarted):
+        return f"Round {event.round} begins."
+    if isinstance(event, ShipTurnStarted):
+        if secret(event.ship):
+            return f"{ship_name(event.ship)}'s turn begins."
+        reactor = REACTOR_LABELS.get(event.reactor, "reactor").lower()
+        roll = f" (d2 shows {event.faces[0]})" if event.faces else ""
+        dice = _plural(event.produced, "power die", "power dice")
+        return f"{ship_name(event.ship)}'s turn begins: its {reactor} produces {dice}{roll}."
+    if isinstance(event, ShipTurnSkipped):
+        if event.reason == "surprised":
+            return f"{ship_name(event.ship)} is surprised and loses its first turn."
+        return f"{ship_name(event.ship)} is disabled and takes no turn."
+    if isinstance(event, PowerDistributed):
+        if secret(event.ship):
+            return None
+        added, lost = route_power(state.ship(event.ship), event.produced, event.assigned, state)
+        stored = ", ".join(f"{n} to the {STORE_LABELS[s]}" for s, n in added.items()) or "nothing stored"
+        lost_text = f"; {_plural(lost, 'die is', 'dice are')} lost" if lost else ""
+        return f"{name(event.by)} distributes {ship_name(event.ship)}'s power dice: {stored}{lost_text}."
+    if isinstance(event, ShieldsRegenerated):
+        ship = state.ship(event.ship)
+        if secret(ship.id):
+            return f"{ship.name} regenerates its shields."
+        gained = max(0, min(ship.shields_max, ship.shields + event.points) - ship.shields)
+        return (f"{name(event.by)} spends one of {ship.name}'s shield dice (d{ship.die}, "
+                f"{SHIELD_LABELS.get(ship.shield_type, '')}) to restore {_plural(gained, 'shield point')} "
+                f"(shields {ship.shields + gained}/{ship.shields_max}).")
+    if isinstance(event, CrewOrderSet):
+        if secret(event.ship):
+            return None
+        names = ", ".join(name(fid) for fid in event.order)
+        if not event.by:
+            return f"The GM settles the crew's order aboard {ship_name(event.ship)}: {names}."
+        if event.final:
+            return f"{name(event.by)} at the helm settles the crew's order: {names}."
+        return f"{name(event.by)} proposes the crew's order: {names}."
+    if isinstance(event, CrewTurnStarted):
+        if event.surprised:
+            return f"{name(event.fighter)} is surprised and can take no action on this first turn."
+        return f"{name(event.fighter)} starts their turn aboard {ship_name(event.ship)}."
+    if isinstance(event, CrewTurnEnded):
+        if event.skipped:
+            return f"{name(event.fighter)}'s first turn passes; they can react from now on."
+        return f"{name(event.fighter)} ends their turn."
+    if isinstance(event, ActionTaken):
+        slot = SLOTS.get(event.slot, "an action")
+        at = f" at {ship_name(event.target)}" if event.target else ""
+        what = f"fires the {event.weapon}{at}" if event.action == "fire" else f"takes {event.label}{at}"
+        dc = f", at +{event.boost_dc} DC for a further boost this turn" if event.boost_dc else ""
+        note = f": {event.note}" if event.note else ""
+        return f"{name(event.fighter)} {what} as {slot}{dc}{note}."
+    if isinstance(event, HullPatched):
+        ship = state.ship(event.ship)
+        if secret(ship.id):
+            return f"{name(event.fighter)} patches {ship.name}'s hull."
+        gained = max(0, min(ship.hull_max, ship.hull + event.points) - ship.hull)
+        bonus = f" {'+' if event.bonus >= 0 else '−'} {abs(event.bonus)}" if event.bonus else ""
+        return (f"{name(event.fighter)} spends a hull die: d{event.sides} shows {event.face}{bonus}, restoring "
+                f"{_plural(gained, 'hull point')} (hull {ship.hull + gained}/{ship.hull_max}).")
+    if isinstance(event, PowerSpent):
+        source = f"from the {STORE_LABELS.get(event.store, 'store')}"
+        if secret(event.ship):
+            return f"{name(event.fighter)} spends power dice on {event.system}."
+        count = _plural(len(event.faces), "power die", "power dice")
+        if event.sides == 1:
+            rolled = f"flat 1 each, total {sum(event.faces)}"
+        else:
+            rolled = f"d{event.sides} {'shows' if len(event.faces) == 1 else 'show'} " \
+                     f"{', '.join(map(str, event.faces))}, total {sum(event.faces)}"
+        note = f": {event.note}" if event.note else ""
+        return f"{name(event.fighter)} spends {count} {source} on {event.system} ({rolled}){note}."
+    if isinstance(event, ShipDamaged):
+        ship = state.ship(event.ship)
+        to_shields, to_hull, status = split_damage(ship, event.amount)
+        verdict = {"disabled": "; it is disabled", "destroyed": "; it is destroyed"}.get(status, "") \
+            if status != ship.status else ""
+        note = f" ({event.note})" if event.note else ""
+        if secret(ship.id):
+            return f"{ship.name} takes {event.amount} damage{note}{verdict}."
+        return (f"{ship.name} takes {event.amount} damage{note}: {to_shields} to shields and {to_hull} to hull "
+                f"(shields {ship.shields - to_shields}/{ship.shields_max}, hull {ship.hull - to_hull}/{ship.hull_max})"
+                f"{verdict}.")
+    if isinstance(event, ShipAdjusted):
+        if secret(event.ship):
+            return None
+        return f"The GM sets {_what_label(event.what).lower()} of {ship_name(event.ship)} to {event.value}."
+    if isinstance(event, ActionAllowed):
+        helm = " (helm only)" if event.helm else ""
+        return f"The GM allows a new action: {event.label}{helm}."
+    if isinstance(event, ShipTurnEnded):
+        return f"{ship_name(event.ship)}'s turn ends."
+    return event.kind.replace("_", " ") + "."
+
+
+# --- between the campaign and the encounter --------------------------------------------------------------------
+
+def write_back(state: State) -> dict[str, dict]:
+    """What persists on each ship after the encounter, keyed by ship id, with the ships.Ship field names: hull,
+    shields, hull and shield dice, and stored power dice by store. Nothing persists for the crew."""
+    return {
+        s.id: {"hull": s.hull, "shields": s.shields, "hull_dice": s.hull_dice, "shield_dice": s.shield_dice,
+               **{f"power_{store}": s.stored(store) for store in sw.STORES}}
+        for s in state.ships
+    }
+
+
+def outcome(state: State) -> str:
+    """"Victory" when every NPC ship is disabled or destroyed, "Defeat" when every PC ship is; otherwise ""."""
+    npc = [s for s in state.ships if s.side != "pc"]
+    pcs = [s for s in state.ships if s.side == "pc"]
+    if npc and not any(s.active for s in npc):
+        return "Victory"
+    if pcs and not any(s.active for s in pcs):
+        return "Defeat"
+    return ""
