@@ -25,8 +25,8 @@ RUN SECRET_KEY="collectstatic-only-$(python -c 'import secrets; print(secrets.to
 # Run unprivileged. The code and collected static files stay root-owned (read-only to the app);
 # only var/ (SQLite and the filesystem Celery queue when no DATABASE_URL/REDIS_URL is given) is writable.
 RUN useradd --system --user-group --uid 10001 --home-dir /app --no-create-home --shell /usr/sbin/nologin fray \
-    && mkdir -p /app/var \
-    && chown fray:fray /app/var
+    && mkdir -p /app/var/media \
+    && chown -R fray:fray /app/var
 USER fray
 
 EXPOSE 8000

@@ -58,8 +58,9 @@ test-integration: setup
 	DATABASE_URL=$(PG_URL) REDIS_URL=$(REDIS_TEST_URL) $(BIN)/pytest -m "not e2e"
 
 
-# Benchmarks against baselines measured in the same run; results in bench/RESULTS.md.
-bench: $(STAMP)
+# Benchmarks against baselines measured in the same run; results in bench/RESULTS.md. The live ones serve Fray
+# with daphne on 127.0.0.1 (Redis at 127.0.0.1:6379 db 9 too, when it answers) and load a page in Chromium.
+bench: $(STAMP) browser
 	$(BIN)/python -m bench
 
 clean:

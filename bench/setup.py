@@ -43,8 +43,9 @@ def machine() -> str:
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), {mem}, Python {platform.python_version()}"
 
 
-def long_encounter(events: int):
-    """A Burn Bryte encounter whose log holds about `events` events, built with the rules core and bulk inserts."""
+def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
+    """A Burn Bryte encounter whose log holds about `events` events (whole rounds), with `pcs` PCs (one player
+    each) against `enemies` copies of one NPC, built with the rules core and bulk inserts."""
     from campaigns import services as campaign_services
     from campaigns.models import Character, Membership, User
     from combat import services
@@ -53,22 +54,23 @@ def long_encounter(events: int):
     from combat.rules.core import to_json
     from combat.rules.dice import ScriptedDice
 
-    gm = User.objects.create_user(f"gm{events}", password="x")
-    campaign = campaign_services.create_campaign(gm, name=f"Bench {events}", combat_model="burn_bryte")
-    pcs = []
-    for i in range(3):
-        user = User.objects.create_user(f"p{events}-{i}", password="x")
+    tag = tag or str(events)
+    gm = User.objects.create_user(f"gm{tag}")  # no password: hashing one is slow and nothing logs in here
+    campaign = campaign_services.create_campaign(gm, name=f"Bench {tag}", combat_model="burn_bryte")
+    characters = []
+    for i in range(pcs):
+        user = User.objects.create_user(f"p{tag}-{i}")
         Membership.objects.create(campaign=campaign, user=user)
-        pcs.append(Character.objects.create(campaign=campaign, name=f"PC {i}", owner=user, system="burn_bryte",
-                                            stats={"health": 20, "health_max": 20}))
+        characters.append(Character.objects.create(campaign=campaign, name=f"PC {i}", owner=user,
+                                                   system="burn_bryte", stats={"health": 20, "health_max": 20}))
     npc = Character.objects.create(campaign=campaign, name="Drone", kind="npc", system="burn_bryte",
-                                   stats={"health": 20, "health_max": 20})
+                                   stats={"health": 20, "health_max": 20}, gm_notes="Explodes when it drops.")
     encounter = services.start_encounter(
-        services.create_encounter(campaign, gm, name="Long fight", model="burn_bryte", pcs=pcs,
-                                  enemies=[(npc, 3)]), gm)
+        services.create_encounter(campaign, gm, name="Long fight", model="burn_bryte", pcs=characters,
+                                  enemies=[(npc, enemies)]), gm)
     state = services.load_state(encounter)
-    pc_keys = [f"pc{p.pk}" for p in pcs]
-    enemy_keys = [f"npc{npc.pk}-{n}" for n in (1, 2, 3)]
+    pc_keys = [f"pc{p.pk}" for p in characters]
+    enemy_keys = [f"npc{npc.pk}-{n}" for n in range(1, enemies + 1)]
     rows, seq = [], 0
 
     def apply(command, faces=()):
@@ -81,8 +83,8 @@ def long_encounter(events: int):
             state = bb.evolve(state, event)
 
     while seq < events:
-        for e, t in zip(enemy_keys, pc_keys, strict=True):
-            apply(bb.Declare(enemy=e, target=t, text="zaps"))
+        for i, e in enumerate(enemy_keys):
+            apply(bb.Declare(enemy=e, target=pc_keys[i % len(pc_keys)], text="zaps"))
         apply(bb.StartPlayers())
         for key in pc_keys:
             apply(bb.ClaimTurn(actor=key))
@@ -102,7 +104,10 @@ def long_encounter(events: int):
 
 def git_revision() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                               check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+    return f"{head} with uncommitted changes" if dirty else head

@@ -39,11 +39,12 @@ def parse_reminder_offsets(value: str) -> list[int]:
             raise ValidationError(f"“{part}” is not a number of hours. Write hours separated by commas, such as 24, 1.") from None
         if not hours.is_finite() or hours <= 0:
             raise ValidationError("Each reminder must be a positive number of hours before the session.")
-        exact = hours * 60
-        if exact != exact.to_integral_value():
-            raise ValidationError(f"{part} hours is not a whole number of minutes; use, for example, 0.5 for 30 minutes.")
-        if exact > MAX_REMINDER_MINUTES:
+        # Bounded before multiplying: "1e999999" hours would overflow the decimal context (a server error).
+        if hours > Decimal(MAX_REMINDER_MINUTES) / 60:
             raise ValidationError("A reminder can be at most 168 hours (one week) before the session.")
+        exact = hours * 60
+        if exact != exact.to_integral_value() or exact < 1:
+            raise ValidationError(f"{part} hours is not a whole number of minutes; use, for example, 0.5 for 30 minutes.")
         minutes.add(int(exact))
     if len(minutes) > MAX_REMINDER_OFFSETS:
         raise ValidationError(f"Choose at most {MAX_REMINDER_OFFSETS} reminders.")

@@ -23,7 +23,7 @@ def membership_or_404(user, campaign_id) -> Membership:
         raise Http404("No such campaign.")
     try:
         return Membership.objects.select_related("campaign").get(campaign_id=campaign_id, user=user)
-    except (Membership.DoesNotExist, ValueError):
+    except (Membership.DoesNotExist, ValueError, OverflowError):  # OverflowError: an id too large for SQLite
         raise Http404("No such campaign.") from None
 
 

@@ -78,7 +78,8 @@ def join_campaign(user, invite: Invite) -> tuple[Membership, bool]:
 
         sync_campaign_reminders(membership.campaign)  # reminders for the sessions ahead
 
-        transaction.on_commit(lambda: notify_gms_of_new_player.delay(membership.pk))
+        # robust: with the broker down the join still stands (logged, no e-mail) instead of answering 500.
+        transaction.on_commit(lambda: notify_gms_of_new_player.delay(membership.pk), robust=True)
     return membership, created
 
 

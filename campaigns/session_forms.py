@@ -1,11 +1,14 @@
 """Forms for game sessions. Times are typed in the user's own time zone (the middleware activates it)."""
 
+from datetime import timedelta
+
 from django import forms
 from django.utils import timezone
 
 from campaigns.models import GameSession, Rsvp
 
 MAX_LENGTH_MINUTES = 24 * 60
+MAX_YEARS_AHEAD = 10
 
 
 class SessionForm(forms.Form):
@@ -42,6 +45,9 @@ class SessionForm(forms.Form):
         moved = self.instance is None or starts_at != self.instance.starts_at
         if moved and starts_at <= timezone.now():
             raise forms.ValidationError("The start must be in the future.")
+        # Compared as local dates (no conversion): near year 9999 the UTC value or the end would overflow.
+        if moved and starts_at.date() > timezone.localdate() + timedelta(days=MAX_YEARS_AHEAD * 366):
+            raise forms.ValidationError(f"The start must be within the next {MAX_YEARS_AHEAD} years.")
         return starts_at
 
     def clean(self):

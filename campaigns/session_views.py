@@ -17,7 +17,9 @@ from campaigns.session_forms import CancelSessionForm, RsvpForm, SessionForm
 
 def _back(request, fallback: str) -> str:
     target = request.POST.get("next")
-    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure()):
+    # A path on this site only: redirect() would take a bare word such as "home" for a view name (and fail).
+    if target and target.startswith("/") and url_has_allowed_host_and_scheme(
+            target, {request.get_host()}, require_https=request.is_secure()):
         return target
     return fallback
 

@@ -28,7 +28,9 @@ from ships.selectors import ships_for
 
 def _safe_next(request, fallback="home"):
     target = request.POST.get("next") or request.GET.get("next")
-    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure()):
+    # A path on this site only: redirect() would take a bare word such as "home" for a view name (and fail).
+    if target and target.startswith("/") and url_has_allowed_host_and_scheme(
+            target, {request.get_host()}, require_https=request.is_secure()):
         return target
     return reverse(fallback)
 

@@ -57,6 +57,8 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     @database_sync_to_async
     def _load(self, user, campaign_id, encounter_id):
+        if campaign_id >= 2**63 or encounter_id >= 2**63:  # no such row; SQLite cannot even bind the number
+            return None
         membership = Membership.objects.filter(campaign_id=campaign_id, user=user).first()
         if membership is None:
             return None

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from combat.models import Encounter, EncounterEvent
 from combat.review import may_see_gm_only
-from combat.rules.core import Undone, from_json, replay, to_json
+from combat.rules.core import RuleError, Undone, from_json, replay, to_json
 from combat.services import engine_for, load_initial
 
 SCHEMA = "fray.encounter-export"
@@ -168,6 +168,65 @@ class ExportImportError(ValueError):
     """The file cannot be imported; the message says why in a sentence."""
 
 
+MAX_SEQ = 2**31 - 1  # PositiveIntegerField on PostgreSQL
+
+
+def _strings(value) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _check_storable(data: dict) -> None:
+    """Refuse, before anything is written, what the tables cannot hold: a repeated or out-of-range seq, text
+    longer than its column, an unknown side or audience, a model that cannot be played, NUL characters
+    (PostgreSQL refuses them; SQLite would store them). Each of these was a server error."""
+    from combat.models import Combatant
+    from combat.rules import registry
+
+    missing = ExportImportError("That export is missing parts Fray needs; export it again.")
+
+    def text(value, longest):
+        return isinstance(value, str) and len(value) <= longest
+
+    def number(value):
+        return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_SEQ
+
+    def limit(model, name):
+        return model._meta.get_field(name).max_length
+
+    meta, combatants, events = data.get("encounter"), data.get("combatants"), data.get("events")
+    if not (isinstance(meta, dict) and isinstance(combatants, list) and isinstance(events, list)
+            and isinstance(data.get("initial"), dict) and isinstance(meta.get("settings"), dict)):
+        raise missing
+    if any("\x00" in piece for piece in _strings(data)):
+        raise ExportImportError("This export contains characters Fray cannot store.")
+    spec = registry.MODELS.get(meta.get("model"))
+    if spec is None or not spec.playable:
+        raise ExportImportError("This export is of a combat model Fray cannot play.")
+    if not text(meta.get("name"), limit(Encounter, "name")):
+        raise missing
+    for c in combatants:
+        if not (isinstance(c, dict) and text(c.get("key"), limit(Combatant, "key"))
+                and text(c.get("name"), limit(Combatant, "name")) and c.get("side") in Combatant.Side.values):
+            raise missing
+    seqs = set()
+    for e in events:
+        if not (isinstance(e, dict) and number(e.get("seq")) and number(e.get("batch"))
+                and text(e.get("kind"), limit(EncounterEvent, "kind")) and e.get("audience") in ("public", "gm")
+                and isinstance(e.get("data"), dict)):
+            raise missing
+        if e["seq"] in seqs:
+            raise ExportImportError("The imported log numbers two events the same.")
+        seqs.add(e["seq"])
+
+
 def import_encounter(campaign, user, data: dict) -> Encounter:
     """Recreate an encounter from a complete JSON export; its replay must equal the exported final state."""
     from django.db import transaction
@@ -180,6 +239,7 @@ def import_encounter(campaign, user, data: dict) -> Encounter:
         raise ExportImportError(f"This export uses version {data.get('version')}; Fray reads version {VERSION}.")
     if not data.get("complete"):
         raise ExportImportError("Only a GM's complete export can be imported.")
+    _check_storable(data)
     meta = data["encounter"]
     with transaction.atomic():
         encounter = Encounter.objects.create(
@@ -198,7 +258,10 @@ def import_encounter(campaign, user, data: dict) -> Encounter:
                                           idempotency_key=f"import-{e['seq']}")
         from combat.services import load_log
 
-        state = replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter))
+        try:
+            state = replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter))
+        except RuleError:
+            raise ExportImportError("The imported log does not replay to the exported state.") from None
         encounter.state = to_json(state)
         encounter.version = max((e["seq"] for e in data["events"]), default=0)
         encounter.save(update_fields=["state", "version"])

@@ -9,6 +9,22 @@ from combat.rules import registry
 from ships.models import Ship
 
 
+class _IdChoices(forms.ModelMultipleChoiceField):
+    """Refuses an id too large for any id column as an invalid choice. Django would send it to the database in
+    an `__in` lookup, where SQLite cannot bind it (OverflowError: a server error)."""
+
+    def _check_values(self, value):
+        for pk in value:
+            try:
+                too_large = abs(int(str(pk))) >= 2**63
+            except ValueError:
+                continue  # not a number: Django's own check refuses it
+            if too_large:
+                raise forms.ValidationError(self.error_messages["invalid_pk_value"], code="invalid_pk_value",
+                                            params={"pk": pk})
+        return super()._check_values(value)
+
+
 class EncounterForm(forms.Form):
     """The encounter builder: who fights, the ship, surprise and the model's settings."""
 
@@ -18,8 +34,8 @@ class EncounterForm(forms.Form):
                                   help_text="Its Livability Rating caps Advantages and Nova points.")
     session = forms.ModelChoiceField(queryset=GameSession.objects.none(), required=False, label="Game session",
                                      help_text="The evening this fight belongs to, for the archive.")
-    pcs = forms.ModelMultipleChoiceField(label="Player characters", queryset=Character.objects.none(),
-                                         widget=forms.CheckboxSelectMultiple)
+    pcs = _IdChoices(label="Player characters", queryset=Character.objects.none(),
+                     widget=forms.CheckboxSelectMultiple)
 
     def __init__(self, *args, campaign, **kwargs):
         super().__init__(*args, **kwargs)

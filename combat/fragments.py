@@ -1,8 +1,9 @@
 """Render the live table's fragments, once per audience.
 
 Each fragment is a top-level element with an id, `hx-swap-oob` and `data-version`, so the same HTML
-serves the first page load, an htmx response and a websocket frame. A `Renderer` reads the log once
-and builds each audience's view once, however many fragments use it.
+serves the first page load, an htmx response and a websocket frame. A `Renderer` reads the log once,
+replays it once for every audience's log view, and builds each audience's view once, however many
+fragments use it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class Renderer:
         self.encounter = encounter
         self.state = state
         self._views: dict[bool, dict] = {}
+        self._replayed: dict = {}  # the log replayed once, shared by every audience's view of it
 
     @cached_property
     def log(self):
@@ -29,7 +31,8 @@ class Renderer:
 
     def view(self, gm: bool) -> dict:
         if gm not in self._views:
-            self._views[gm] = selectors.public_view(self.encounter, self.state, gm, log=self.log)
+            self._views[gm] = selectors.public_view(self.encounter, self.state, gm, log=self.log,
+                                                    replayed=self._replayed)
         return self._views[gm]
 
     def table(self, gm: bool) -> str:

@@ -1,14 +1,20 @@
 """The combat log review: timeline with filters, per-character summary, charts."""
 
+import logging
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
+from kombu.exceptions import OperationalError
 
 from campaigns.selectors import membership_or_404
 from combat import charts, review, selectors
 from combat.models import Encounter, ExportJob
+
+log = logging.getLogger(__name__)
 
 
 @login_required
@@ -72,7 +78,16 @@ def export_start(request, campaign_id, encounter_id):
         return redirect("encounter_log", campaign_id, encounter_id)
     job = ExportJob.objects.create(encounter=encounter, requested_by=request.user, gm_view=membership.is_gm,
                                    format=fmt)
-    transaction.on_commit(lambda: run_export.delay(job.pk))
+
+    def enqueue():
+        try:
+            run_export.delay(job.pk)
+        except OperationalError:  # the broker (Redis) is down: fail the job now, not leave it queued for nobody
+            log.warning("could not queue export %s", job.pk, exc_info=True)
+            ExportJob.objects.filter(pk=job.pk).update(status=ExportJob.Status.FAILED, finished_at=timezone.now(),
+                                                       error="The task queue could not be reached.")
+
+    transaction.on_commit(enqueue)
     if request.htmx:
         return render(request, "combat/log.html#export-status", {"job": job, "campaign": membership.campaign})
     return redirect("encounter_log", campaign_id, encounter_id)
@@ -107,6 +122,19 @@ def export_download(request, campaign_id, job_id):
 MAX_IMPORT_BYTES = 50 * 1024 * 1024
 
 
+def _not_json(constant):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(text):
+    import math
+
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is too large")
+    return number
+
+
 @login_required
 @require_POST
 def encounter_import(request, campaign_id):
@@ -124,7 +152,8 @@ def encounter_import(request, campaign_id):
         messages.error(request, "That file is larger than 50 MB; Fray exports are far smaller.")
     else:
         try:
-            data = json.load(upload)
+            # NaN, Infinity and 1e400 are not JSON; Python's reader takes them and the JSON columns refuse them.
+            data = json.load(upload, parse_constant=_not_json, parse_float=_finite)
             encounter = import_encounter(membership.campaign, request.user, data)
         except (ValueError, UnicodeDecodeError) as exc:
             sentence = str(exc) if isinstance(exc, ExportImportError) else "That file is not valid JSON."

@@ -37,8 +37,10 @@ class Audience:
     user_id: int | None = None  # set for a player's private view
 
 
-def public_view(encounter: Encounter, state, gm: bool, log=None) -> dict:
-    """Everything on the table for the GM (gm=True) or for every player (gm=False). No per-user facts."""
+def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None) -> dict:
+    """Everything on the table for the GM (gm=True) or for every player (gm=False). No per-user facts.
+
+    `replayed`: a dict shared by the views of one render (see log_view), so the log is replayed once."""
     visibility = encounter.campaign.enemy_health_visibility
     seen_by_party = {e for f in state.pcs() for e in f.aware_of}
     turn_name = state.fighter(state.turn).name if state.turn else ""
@@ -66,7 +68,7 @@ def public_view(encounter: Encounter, state, gm: bool, log=None) -> dict:
         "chain": state.chain, "picker_name": picker_name, "advantages": state.advantages,
         "livability": state.livability, "pcs": pcs, "enemies": enemies, "declarations": declarations,
         "pending_failure": state.pending_failure, "ended": encounter.status == Encounter.Status.ENDED,
-        "version": encounter.version, "log": log_view(encounter, gm, log=log),
+        "version": encounter.version, "log": log_view(encounter, gm, log=log, replayed=replayed),
     }
     if gm:
         view.update(
@@ -147,41 +149,54 @@ def _conditions(c) -> list[str]:
     return out
 
 
-def log_view(encounter: Encounter, gm: bool, limit: int | None = 30, log=None) -> list[dict]:
+def log_view(encounter: Encounter, gm: bool, limit: int | None = 30, log=None, replayed=None) -> list[dict]:
     """The log as sentences, newest first; undone entries are kept and marked; GM-only ones only for GMs.
 
-    The whole log is replayed (cheap), but only the newest entries are put into words."""
+    The whole log is replayed (cheap), but only the newest entries are put into words. The replayed states
+    do not depend on the audience: pass the same dict as `replayed` to word the log for several audiences
+    and it is replayed once."""
     if encounter.status == Encounter.Status.DRAFT:
         return []
     engine = engine_for(encounter)
     log = load_log(encounter) if log is None else log
     live = {item.seq for item in active_events(log)}
     window = len(log) if not limit else min(len(log), 4 * limit)
+    replayed = {} if replayed is None else replayed
     while True:
-        entries = _describe_tail(engine, encounter, log, live, gm, window)
+        first = len(log) - window
+        if first not in replayed:
+            replayed[first] = _replay_from(engine, encounter, log, live, first)
+        entries = _describe_tail(engine, log, live, gm, first, replayed[first])
         if not limit or len(entries) >= limit or window >= len(log):
             return entries[:limit] if limit else entries
         window = len(log)  # many hidden entries at the end: word the whole log
 
 
-def _describe_tail(engine, encounter, log, live, gm, window) -> list[dict]:
+def _replay_from(engine, encounter, log, live, first) -> list:
+    """The state just before each log entry from index `first` on (undone entries change nothing)."""
     state = load_initial(encounter)
-    first = len(log) - window
-    entries = []
+    states = []
     for index, item in enumerate(log):
-        is_undo = isinstance(item.event, Undone)
         if index >= first:
-            if is_undo:
-                text = "The GM undid the last action."
-            else:
-                try:
-                    text = engine.describe(state, item.event, gm=gm)
-                except Exception:  # an undone entry may name something the replayed state no longer has
-                    text = item.event.kind.replace("_", " ").capitalize() + "."
-            if gm or (item.event.audience != "gm" and text is not None):
-                entries.append({"seq": item.seq, "text": text, "undone": item.seq not in live and not is_undo,
-                                "gm_only": item.event.audience == "gm"})
-        if not is_undo and item.seq in live:
+            states.append(state)
+        if not isinstance(item.event, Undone) and item.seq in live:
             state = engine.evolve(state, item.event)
+    return states
+
+
+def _describe_tail(engine, log, live, gm, first, states) -> list[dict]:
+    entries = []
+    for item, state in zip(log[first:], states, strict=True):
+        is_undo = isinstance(item.event, Undone)
+        if is_undo:
+            text = "The GM undid the last action."
+        else:
+            try:
+                text = engine.describe(state, item.event, gm=gm)
+            except Exception:  # an undone entry may name something the replayed state no longer has
+                text = item.event.kind.replace("_", " ").capitalize() + "."
+        if gm or (item.event.audience != "gm" and text is not None):
+            entries.append({"seq": item.seq, "text": text, "undone": item.seq not in live and not is_undo,
+                            "gm_only": item.event.audience == "gm"})
     entries.reverse()
     return entries

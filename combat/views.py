@@ -65,7 +65,8 @@ def encounter_act(request, campaign_id, encounter_id):
     redirected back to the page with the sentence as a message."""
     membership = membership_or_404(request.user, campaign_id)
     encounter = _encounter_or_404(membership, encounter_id)
-    data = {k: v[:MAX_FIELD] for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken",)}
+    # NUL characters dropped: PostgreSQL refuses them in text and JSON (Django's form fields refuse them too).
+    data = {k: v[:MAX_FIELD].replace("\x00", "") for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken",)}
     command = data.pop("command", "")
     key = data.pop("key", "")
     result = services.submit(encounter.pk, request.user, command, data, key, from_form=True)

@@ -9,6 +9,7 @@ ALLOWED_HOSTS, DEBUG. Production hardening lives in config/settings_production.p
 from pathlib import Path
 
 import environ
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("FRAY_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -39,6 +40,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -77,7 +79,10 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     # Serialise writers instead of failing with "database is locked" when daphne and the worker overlap.
-    DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        # WAL lets daphne read while the worker writes; commits are cheaper too.
+        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -95,6 +100,23 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Content-Security-Policy on every response: scripts, styles and connections only from Fray itself, no inline
+# code anywhere (templates carry no inline <script>, on*= handler or style= attribute: tests/test_csp.py).
+# connect-src 'self' covers the table's websocket to the same host (ws: from http, wss: from https; CSP3,
+# checked in Chromium by tests/e2e/test_csp.py). htmx's own indicator CSS is off (base.html's htmx-config
+# meta) and lives in fray.css. The QR code and charts are inline SVG with attributes and classes only.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "object-src": [CSP.NONE],
+}
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -141,6 +163,10 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
+    # Seconds after which a task taken by a worker that died (acks_late) goes to another worker; unset keeps
+    # Celery's default of one hour. Keep it longer than the longest task, or a running task is handed out twice.
+    if env.str("CELERY_BROKER_VISIBILITY_TIMEOUT", default=""):
+        CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = env.int("CELERY_BROKER_VISIBILITY_TIMEOUT")
 else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_RESULT_BACKEND = f"file://{CELERY_QUEUE_DIR / 'results'}"

@@ -211,3 +211,14 @@ def test_requirements_lock_pins_the_expected_versions():
     assert release(pins["channels"])[:2] == (4, 3)
     assert release(pins["redis"])[0] < 8  # redis-py 8 breaks channels-redis 4.3
     assert release(pins["celery"])[:2] == (5, 7)
+
+
+def test_web_and_worker_share_the_media_volume_for_exports():
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    for name in ("web", "worker"):
+        service = compose["services"][name]
+        assert "media:/app/var/media" in service["volumes"], name
+        assert service["environment"]["MEDIA_ROOT"] == "/app/var/media"
+    assert "media" in compose["volumes"]

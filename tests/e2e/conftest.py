@@ -80,17 +80,44 @@ def browser():
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
+# Every page of every browser test reports Content-Security-Policy violations (the event fires on the document
+# for blocked scripts, styles, handlers and connections); a test whose pages caused one fails. Screenshots pass
+# caret="initial": Playwright hides the caret by setting each input's inline style, which leaves style="" behind,
+# and htmx then copies that attribute onto the swapped-in input while settling, a (harmless) style-src report.
+CSP_REPORTER = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__frayCspViolation(`${e.effectiveDirective} blocked ${e.blockedURI || "inline code"}`
+                            + ` (${e.sourceFile || document.URL}:${e.lineNumber})`);
+}, true);
+"""
+
+
 @pytest.fixture
-def phone(browser):
-    """Factory: phone() opens a new browser context (its own cookies: a separate phone) and gives its page."""
+def csp_violations():
+    """The Content-Security-Policy violations the pages of this test reported (filled by `phone`)."""
+    return []
+
+
+@pytest.fixture
+def phone(browser, csp_violations):
+    """Factory: phone() opens a new browser context (its own cookies: a separate phone) and gives its page.
+
+    No page may violate the Content-Security-Policy: checked when the test ends."""
     from playwright.sync_api import expect
 
     expect.set_options(timeout=TIMEOUT_MS)
     contexts = []
 
+    def console(message):
+        if message.type == "error" and "Content Security Policy" in message.text:
+            csp_violations.append(f"console: {message.text}")
+
     def make(**overrides):
         context = browser.new_context(**{**PHONE, **overrides})
         context.set_default_timeout(TIMEOUT_MS)
+        context.expose_function("__frayCspViolation", lambda text: csp_violations.append(text))
+        context.add_init_script(CSP_REPORTER)
+        context.on("console", console)
         # Only the live server on loopback: anything else is a bug in the page, and must not leave the machine.
         context.route(
             lambda url: not url.startswith("http://127.0.0.1"),
@@ -102,3 +129,4 @@ def phone(browser):
     yield make
     for context in contexts:
         context.close()
+    assert not csp_violations, f"Content-Security-Policy violations: {csp_violations}"

@@ -89,7 +89,7 @@ def take_turn(gm, phones, who, shot=None, dice=""):
     expect(me.get_by_role("button", name="Roll", exact=True)).to_be_visible()
     fits(me)
     if shot:
-        me.screenshot(path=shot, full_page=True)
+        me.screenshot(path=shot, full_page=True, caret="initial")
     for other, page in phones.items():
         if other != who:
             expect(phase(page)).to_contain_text(f"{name} is taking their turn")
@@ -134,7 +134,7 @@ def phase_3(gm, phones, round_no, shot=None):
         expect(status(page)).to_have_text(f"Round {round_no} · Phase 3")
         expect(phase(page)).to_contain_text("Enemies move and resolve")
     if shot:
-        gm.screenshot(path=shot, full_page=True)
+        gm.screenshot(path=shot, full_page=True, caret="initial")
     waiting = gm.locator(".gm-controls li.card")
     expect(waiting).to_have_count(3)
     for left, button in enumerate(("Resolve (hit)", "Out of range", "Resolve (hit)"), start=1):

@@ -135,7 +135,7 @@ def test_gm_invites_a_player_who_joins_by_code_and_makes_a_character(live_server
     html = player.content()
     assert GM_MARKER not in html
     assert "GM notes" not in html and "Invite players" not in html and "Members" not in html
-    player.screenshot(path=PLAYER_SHOT, full_page=True)
+    player.screenshot(path=PLAYER_SHOT, full_page=True, caret="initial")
 
     # --- The GM reloads and sees the new character and the new member.
     gm.reload()
@@ -147,4 +147,4 @@ def test_gm_invites_a_player_who_joins_by_code_and_makes_a_character(live_server
     expect(gm.locator("#invite")).to_contain_text("used 1 time")
     expect(gm.locator("#gm-notes")).to_contain_text(GM_MARKER)
     assert_fits(gm)
-    gm.screenshot(path=GM_SHOT, full_page=True)
+    gm.screenshot(path=GM_SHOT, full_page=True, caret="initial")

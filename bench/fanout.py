@@ -1,0 +1,318 @@
+"""Action to every client: from a GM's HTTP action to the LAST of N websocket clients holding the new table.
+
+The full path: Fray under daphne (in a subprocess, DEBUG=false). The GM POSTs an `adjust_health` action to
+encounter_act (session cookie, CSRF token, HX-Request) while N player sockets are connected to
+/ws/campaigns/<c>/encounters/<e>/ with the Origin of the server; the N sockets are spread round-robin over
+the demo's three players, so every socket gets two frames per action (the players' table and its owner's
+own controls). The time is from just before the POST is written until the last socket has received the
+table fragment with the new data-version.
+
+Baselines, measured in the same run with the same client and the same N:
+- bare Channels (bench/bare_channels.py under daphne, the same channel layer): an HTTP GET that does ONE
+  group_send of the same bytes (the players' table fragment captured from the full path) to the N sockets;
+- the floor: a raw `websockets` server (bench/ws_floor.py), one `broadcast` of the same bytes.
+
+Both channel layers: in memory (one daphne) and Redis (REDIS_URL, a spare database number).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import sys
+import time
+import urllib.parse
+import uuid
+from pathlib import Path
+
+SIZES = (10, 50, 200)
+ACTIONS = 30  # measured actions per N
+WARMUP = 3  # actions per N before measuring
+ROUND_TIMEOUT_S = 30
+BUDGET_S = 240  # the whole fan-out benchmark; what is left when it runs out is reported as skipped
+CONNECT_CONCURRENCY = 20
+REDIS_URL = "redis://127.0.0.1:6379/9"  # a spare database number
+PLAYERS = ("ana", "ben", "cleo")
+VERSION = re.compile(r'data-version="(\d+)"')
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (with 30 samples, p99 is the slowest)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def summary(values: list[float]) -> tuple[float, float, float]:
+    return percentile(values, 50), percentile(values, 95), percentile(values, 99)
+
+
+class Clients:
+    """N websocket clients in one asyncio loop, each counting the frames of the version being waited for."""
+
+    def __init__(self, frames_per_socket: int):
+        self.frames_per_socket = frames_per_socket
+        self.sockets: list = []
+        self.readers: list[asyncio.Task] = []
+        self.target: int | None = None
+        self.version = 0  # newest version seen outside a round (from the snapshots)
+        self.snapshots = 0
+        self.table_frame = ""
+        self._reset()
+
+    def _reset(self):
+        self.tables = self.frames = 0
+        self.first_table = self.last_table = self.last_frame = 0.0
+        self.done = asyncio.Event()
+        self.settled = asyncio.Event()
+        self.snapshot_event = asyncio.Event()
+
+    async def connect(self, uri: str, origin: str | None, cookies: list[str], count: int) -> None:
+        from websockets.asyncio.client import connect
+
+        semaphore = asyncio.Semaphore(CONNECT_CONCURRENCY)
+        first = len(self.sockets)
+
+        async def one(i):
+            async with semaphore:
+                headers = {"Cookie": cookies[i % len(cookies)]} if cookies else {}
+                return await connect(uri, origin=origin, additional_headers=headers, compression=None,
+                                     ping_interval=None, open_timeout=30, max_size=2 ** 22)
+
+        sockets = await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(first, count))), 120)
+        for ws in sockets:
+            self.sockets.append(ws)
+            self.readers.append(asyncio.create_task(self._read(ws)))
+
+    async def wait_snapshots(self, count: int) -> None:
+        while self.snapshots < count:
+            self.snapshot_event.clear()
+            await asyncio.wait_for(self.snapshot_event.wait(), ROUND_TIMEOUT_S)
+
+    async def _read(self, ws) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            async for message in ws:
+                now = time.perf_counter()
+                head = message[:300]
+                match = VERSION.search(head)
+                if match is None:
+                    continue
+                version = int(match.group(1))
+                if version != self.target:
+                    if self.target is None:  # the snapshot sent on connect
+                        self.version = max(self.version, version)
+                        self.snapshots += 1
+                        self.snapshot_event.set()
+                    continue
+                self.frames += 1
+                if '-table"' in head:
+                    self.tables += 1
+                    if self.tables == 1:
+                        self.first_table = now
+                        self.table_frame = message
+                    if self.tables == len(self.sockets):
+                        self.last_table = now
+                        self.done.set()
+                if self.frames == len(self.sockets) * self.frames_per_socket:
+                    self.last_frame = now
+                    self.settled.set()
+        except ConnectionClosed:
+            pass
+
+    async def round(self, version: int, trigger) -> tuple[float, float, float]:
+        """Trigger one update to `version`; the time until the first and the last socket had the table, and
+        until every socket had all its frames (the table and, on the full path, its owner's controls)."""
+        self._reset()
+        self.target = version
+        start = time.perf_counter()
+        response = asyncio.create_task(trigger(version))
+        try:
+            await asyncio.wait_for(self.done.wait(), ROUND_TIMEOUT_S)
+            await asyncio.wait_for(self.settled.wait(), ROUND_TIMEOUT_S)
+            await asyncio.wait_for(response, ROUND_TIMEOUT_S)
+        except TimeoutError:
+            raise RuntimeError(f"round to version {version}: {self.tables}/{len(self.sockets)} tables, "
+                               f"{self.frames} frames after {ROUND_TIMEOUT_S} s") from None
+        self.target = None
+        self.version = version
+        return self.first_table - start, self.last_table - start, self.last_frame - start
+
+    async def close(self) -> None:
+        await asyncio.wait_for(asyncio.gather(*(ws.close() for ws in self.sockets), return_exceptions=True), 60)
+        for task in self.readers:
+            task.cancel()
+        await asyncio.gather(*self.readers, return_exceptions=True)
+
+
+async def _measure(clients: Clients, connect, trigger, next_version, deadline: float) -> dict[int, dict]:
+    """For each N: connect up to N sockets, warm up, then time ACTIONS rounds (N left out past the deadline)."""
+    results = {}
+    for n in SIZES:
+        if time.monotonic() > deadline:
+            break
+        await connect(n)
+        samples, firsts, alls = [], [], []
+        for i in range(WARMUP + ACTIONS):
+            first, last, every = await clients.round(next_version(), trigger)
+            if i >= WARMUP:
+                samples.append(last * 1000)
+                firsts.append(first * 1000)
+                alls.append(every * 1000)
+        results[n] = {"last": summary(samples), "first": summary(firsts), "all": summary(alls)}
+    await clients.close()
+    await asyncio.sleep(1)  # the server's disconnect handlers (group_discard) run before it is stopped
+    return results
+
+
+def full_path(var: Path, demo: dict, layer_env: dict[str, str], cookies: dict,
+              deadline: float) -> tuple[dict, str]:
+    from bench.live import Server, cookie_header, http, login
+
+    with Server.daphne(var, "config.asgi:application", layer_env, name="fray") as server:
+        if not cookies:
+            cookies.update({name: login(server.base, name) for name in ("gm", *PLAYERS)})
+        gm = cookies["gm"]
+        act = f"/campaigns/{demo['campaign']}/encounters/{demo['encounter']}/act/"
+        uri = f"ws://127.0.0.1:{server.port}/ws/campaigns/{demo['campaign']}/encounters/{demo['encounter']}/"
+        origin = server.base
+        player_cookies = [cookie_header(cookies[p]) for p in PLAYERS]
+        clients = Clients(frames_per_socket=2)
+        change = [1]
+
+        async def connect(n):
+            await clients.connect(uri, origin, player_cookies, n)
+            await clients.wait_snapshots(n)
+
+        async def trigger(version):
+            change[0] = -change[0]  # -1, +1, -1, ...: the PC's health stays within bounds
+            body = urllib.parse.urlencode({"command": "adjust_health", "target": demo["pcs"][0],
+                                           "change": change[0], "key": f"bench-{uuid.uuid4().hex}"}).encode()
+            status, html = await http(server.port, "POST", act, {
+                "Cookie": cookie_header(gm), "X-CSRFToken": gm["csrftoken"], "HX-Request": "true",
+                "Content-Type": "application/x-www-form-urlencoded"}, body)
+            if status != 200 or f'data-version="{version}"'.encode() not in html or b"error-box" in html:
+                raise RuntimeError(f"action to version {version} failed: {status} {html[:500]!r}")
+
+        def next_version():
+            return clients.version + 1
+
+        results = asyncio.run(_measure(clients, connect, trigger, next_version, deadline))
+    payload = VERSION.sub('data-version="__V__"', clients.table_frame, count=1)
+    return results, payload
+
+
+def bare_channels(var: Path, payload_file: Path, layer_env: dict[str, str], deadline: float) -> dict:
+    from bench.live import Server, http
+
+    env = {**layer_env, "BENCH_PAYLOAD": str(payload_file)}
+    with Server.daphne(var, "bench.bare_channels:application", env, name="bare") as server:
+        return _baseline(server.port, f"ws://127.0.0.1:{server.port}/ws/bare/", 204, http, deadline)
+
+
+def floor(var: Path, payload_file: Path, deadline: float) -> dict:
+    from bench.live import Server, free_port, http
+
+    port = free_port()
+    with Server(var, [sys.executable, "-m", "bench.ws_floor", str(port), str(payload_file)], port, name="floor"):
+        return _baseline(port, f"ws://127.0.0.1:{port}/", 200, http, deadline)
+
+
+def _baseline(port: int, uri: str, ok: int, http, deadline: float) -> dict:
+    clients = Clients(frames_per_socket=1)
+    counter = [0]
+
+    async def connect(n):
+        await clients.connect(uri, None, [], n)
+
+    async def trigger(version):
+        status, _ = await http(port, "GET", f"/send?v={version}")
+        if status != ok:
+            raise RuntimeError(f"trigger answered {status}")
+
+    def next_version():
+        counter[0] += 1
+        return counter[0]
+
+    return asyncio.run(_measure(clients, connect, trigger, next_version, deadline))
+
+
+def clear_channel_layer(env: dict[str, str]) -> None:
+    """Forget the Redis channel layer's groups and queues (its `asgi` keys in the bench's spare database).
+
+    Each run's encounter is number 1 in a fresh database, so group members a stopped daphne left behind
+    would otherwise still get every group_send of the next server and the next run."""
+    url = env.get("REDIS_URL")
+    if not url:
+        return
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    try:
+        keys = list(client.scan_iter("asgi*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+def _fmt(p: tuple[float, float, float]) -> str:
+    return " / ".join(f"{v:,.1f}" for v in p) + " ms"
+
+
+def run(lines: list[str], var: Path | None = None, demo: dict | None = None) -> None:
+    from bench.live import prepare_demo, redis_available
+
+    deadline = time.monotonic() + BUDGET_S
+    if var is None or demo is None:
+        var, demo = prepare_demo()
+    layers = [("in-memory layer", {})]
+    if redis_available(REDIS_URL):
+        layers.append(("Redis layer", {"REDIS_URL": REDIS_URL}))
+    else:
+        lines.append(f"| fan-out with the Redis layer | skipped: no Redis at {REDIS_URL} | | |")
+    cookies: dict = {}
+    payload_file = var / "bench-payload.html"
+    measured = {}
+    for name, env in layers:
+        started = time.monotonic()
+        clear_channel_layer(env)
+        full, payload = full_path(var, demo, env, cookies, deadline)
+        if not payload_file.exists():
+            payload_file.write_text(payload, encoding="utf-8")
+        clear_channel_layer(env)
+        bare = bare_channels(var, payload_file, env, deadline)
+        clear_channel_layer(env)
+        measured[name] = (full, bare)
+        print(f"fan-out, {name}: {time.monotonic() - started:.0f} s", file=sys.stderr)
+    started = time.monotonic()
+    raw = floor(var, payload_file, deadline)
+    print(f"fan-out, raw websockets: {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+    size = len(payload_file.read_text(encoding="utf-8").encode())
+    what = f"p50 / p95 / p99 of {ACTIONS}"
+    for name, (full, bare) in measured.items():
+        for n in SIZES:
+            if n not in full or n not in bare:
+                lines.append(f"| GM action → last of {n} player sockets, {name} | skipped: over the "
+                             f"{BUDGET_S} s budget | | |")
+                continue
+            f, b = full[n]["last"], bare[n]["last"]
+            lines.append(f"| GM action → last of {n} player sockets has the new table, {name} ({what}; p50 "
+                         f"until the first socket had it {full[n]['first'][0]:,.1f} ms, until every socket also "
+                         f"had its own controls {full[n]['all'][0]:,.1f} ms) | {_fmt(f)} | bare Channels, one "
+                         f"group_send of the same {size:,} B: {_fmt(b)} | {f[0] / b[0]:.1f}× p50, "
+                         f"{f[1] / b[1]:.1f}× p95 |")
+    for name, (_, bare) in measured.items():
+        for n in SIZES:
+            if n in bare and n in raw:
+                b, r = bare[n]["last"], raw[n]["last"]
+                lines.append(f"| bare Channels group_send → last of {n} sockets, {name} ({what}) | {_fmt(b)} "
+                             f"| raw `websockets` broadcast (the floor): {_fmt(r)} | {b[0] / r[0]:.1f}× p50 |")
+    for name, (full, bare) in measured.items():
+        if 50 in full and 50 in bare:
+            ratio = full[50]["last"][0] / bare[50]["last"][0]
+            verdict = "within" if ratio <= 2 else "over"
+            lines.append(f"| **full path / bare Channels at N=50, {name}** (goal ≤ 2×) | {full[50]['last'][0]:,.1f} "
+                         f"ms p50 | {bare[50]['last'][0]:,.1f} ms p50 | **{ratio:.1f}×** ({verdict} the goal) |")

@@ -1,0 +1,94 @@
+"""Rendering the live table's fragments per audience, for an encounter with 4 and with 40 combatants.
+
+Each audience's fragments from a fresh `Renderer` (so each includes reading the log), as broadcast() and the
+pages use them: for_gm() (the table as the GM sees it and the GM's controls), for_players() (the table every
+player sees) and me() (one player's own controls); and the whole broadcast set (one Renderer: GM, players,
+and me() for every PC's owner). Time: median of several runs; SQL: queries counted on one run. Both
+encounters have logs of about the same length (whole rounds, ~120 events), so only the combatants differ.
+The 40-combatant encounter is the baseline's ×10 on both sides: 2 PCs + 2 enemies, 20 PCs + 20 enemies.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+RUNS = 15
+EVENTS = 120
+SIZES = ((2, 2), (20, 20))  # (PCs, enemies): 4 and 40 combatants
+
+
+def median_ms(fn, runs=RUNS) -> float:
+    fn()
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000
+
+
+def queries(fn) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        fn()
+    return len(captured)
+
+
+def measure(pcs: int, enemies: int) -> dict:
+    from bench.setup import long_encounter
+    from combat import fragments, services
+    from combat.models import Encounter
+
+    built = long_encounter(EVENTS, pcs=pcs, enemies=enemies, tag=f"render{pcs + enemies}")
+    encounter = Encounter.objects.select_related("campaign").get(pk=built.pk)
+    state = services.load_state(encounter)
+    owners = sorted({f.owner for f in state.pcs() if f.owner})
+
+    def broadcast_set():
+        render = fragments.Renderer(encounter, state)
+        render.for_gm()
+        render.for_players()
+        for user_id in owners:
+            render.me(user_id)
+
+    cases = {
+        "for_gm()": lambda: fragments.Renderer(encounter, state).for_gm(),
+        "for_players()": lambda: fragments.Renderer(encounter, state).for_players(),
+        "me()": lambda: fragments.Renderer(encounter, state).me(owners[0]),
+        "broadcast set": broadcast_set,
+    }
+    out = {"events": encounter.events.count(), "owners": len(owners)}
+    for name, fn in cases.items():
+        out[name] = (median_ms(fn), queries(fn), len(_html(fn, encounter, state, owners, name)))
+    return out
+
+
+def _html(fn, encounter, state, owners, name) -> str:
+    from combat import fragments
+
+    render = fragments.Renderer(encounter, state)
+    if name == "for_gm()":
+        return render.for_gm()
+    if name == "for_players()":
+        return render.for_players()
+    if name == "me()":
+        return render.me(owners[0])
+    return render.for_gm() + render.for_players() + "".join(render.me(u) for u in owners)
+
+
+def run(lines: list[str]) -> None:
+    small, large = (measure(p, e) for p, e in SIZES)
+    for name in ("for_gm()", "for_players()", "me()", "broadcast set"):
+        (t_small, q_small, b_small), (t_large, q_large, b_large) = small[name], large[name]
+        what = name if name != "broadcast set" else f"broadcast set (GM + players + {large['owners']} × me())"
+        base = "" if name != "broadcast set" else f", {small['owners']} × me()"
+        lines.append(
+            f"| render {what}, 40 combatants ({SIZES[1][0]} PCs + {SIZES[1][1]} enemies, {large['events']} log "
+            f"events) | {t_large:,.2f} ms, {q_large} SQL queries, {b_large / 1024:,.1f} KiB | 4 combatants "
+            f"({small['events']} log events{base}): {t_small:,.2f} ms, {q_small} SQL queries, "
+            f"{b_small / 1024:,.1f} KiB | {t_large / t_small:.1f}× time, "
+            + (f"same queries ({q_large})" if q_large == q_small else f"{q_large / max(q_small, 1):.1f}× queries")
+            + " |")

@@ -1,0 +1,35 @@
+"""One render of the live table replays the log once, however many audiences it words the log for."""
+
+import pytest
+
+from combat import fragments, services
+from combat.rules.burn_bryte import engine as bb
+from combat.rules.core import active_events
+from combat.rules.dice import ScriptedDice
+
+pytestmark = pytest.mark.django_db
+
+
+def test_one_render_replays_the_log_once_for_every_audience(campaign, gm, pc, other_pc, npc, monkeypatch):
+    encounter = services.start_encounter(services.create_encounter(
+        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc, other_pc], enemies=[(npc, 2)]), gm)
+    steps = [("declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}", "text": "claw"}),
+             ("adjust_health", {"target": f"pc{pc.pk}", "change": -1}),
+             ("undo", {}),
+             ("spend_collapse", {"enemy": f"npc{npc.pk}-2", "note": "SECRET-GM-ONLY"}),
+             ("adjust_health", {"target": f"pc{other_pc.pk}", "change": -1})]
+    for n, (name, data) in enumerate(steps):
+        assert services.submit(encounter.pk, gm, name, data, f"k{n}", dice=ScriptedDice(())).ok, name
+    encounter.refresh_from_db()
+    state = services.load_state(encounter)
+    alone = fragments.Renderer(encounter, state).for_gm(), fragments.Renderer(encounter, state).for_players()
+
+    replayed = []
+    evolve = bb.evolve
+    monkeypatch.setattr(bb, "evolve", lambda s, event: replayed.append(event) or evolve(s, event))
+    render = fragments.Renderer(encounter, state)
+    together = render.for_gm(), render.for_players()
+
+    assert together == alone  # the same fragments as each audience rendered on its own
+    assert "(undone)" in together[1] and "SECRET-GM-ONLY" in together[0] and "SECRET-GM-ONLY" not in together[1]
+    assert len(replayed) == len(active_events(services.load_log(encounter)))  # once, not once per audience

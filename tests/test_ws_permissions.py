@@ -1,0 +1,154 @@
+"""Who may open which websocket: every route of config/routing.py for anonymous, non-member, player, other player
+and GM, against an active, a draft and an ended encounter, through the whole ASGI stack (origin check,
+session auth, routing), as tests/combat/test_consumers.py does.
+
+4401: not signed in. 4404: not a member, or nothing this member may see (the same answer for an encounter
+that does not exist, so nothing leaks). A new route without rows here fails `test_every_route_is_in_the_matrix`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.db import connections
+from django.test import Client
+from django.urls import URLPattern
+
+from combat import services
+from combat.models import Encounter
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ORIGIN = (b"origin", b"http://127.0.0.1:8000")
+HOST = (b"host", b"127.0.0.1:8000")
+WAIT = 3
+
+ACCEPT = "accept"
+ROLES = ("anonymous", "outsider", "player", "other_player", "gm")
+STATES = ("active", "draft", "ended")
+
+# route: {state: {role: expected}}; "player" has a character in the encounter, "other_player" only watches.
+MATRIX = {
+    "ws/campaigns/<int:campaign_id>/encounters/<int:encounter_id>/": {
+        "active": {"anonymous": 4401, "outsider": 4404, "player": ACCEPT, "other_player": ACCEPT, "gm": ACCEPT},
+        "draft": {"anonymous": 4401, "outsider": 4404, "player": 4404, "other_player": 4404, "gm": ACCEPT},
+        "ended": {"anonymous": 4401, "outsider": 4404, "player": ACCEPT, "other_player": ACCEPT, "gm": ACCEPT},
+    },
+}
+
+
+def path_for(route: str, encounter: Encounter, *, campaign_id: int | None = None) -> str:
+    return {
+        "ws/campaigns/<int:campaign_id>/encounters/<int:encounter_id>/":
+            f"/ws/campaigns/{campaign_id or encounter.campaign_id}/encounters/{encounter.pk}/",
+    }[route]
+
+
+def test_every_route_is_in_the_matrix():
+    from config.routing import websocket_urlpatterns
+
+    routes = set()
+    for pattern in websocket_urlpatterns:
+        assert isinstance(pattern, URLPattern), "nested websocket routers need rows of their own"
+        routes.add(str(pattern.pattern))
+    assert routes == set(MATRIX)
+    for route, by_state in MATRIX.items():
+        assert set(by_state) == set(STATES), route
+        for expected in by_state.values():
+            assert set(expected) == set(ROLES), route
+
+
+@pytest.fixture(autouse=True)
+async def _close_worker_connections():
+    yield
+    await sync_to_async(connections.close_all)()
+
+
+@pytest.fixture
+def encounters(campaign, gm, pc, npc):
+    """An active, a draft and an ended encounter of the campaign; the player's PC fights in each."""
+    made = {}
+    for state in STATES:
+        encounter = services.create_encounter(campaign, gm, name=f"Fight ({state})", model="burn_bryte", pcs=[pc],
+                                              enemies=[(npc, 1)])
+        if state != "draft":
+            services.start_encounter(encounter, gm)
+        if state == "ended":
+            assert services.submit(encounter.pk, gm, "end_encounter", {}, "end").ok
+        made[state] = Encounter.objects.get(pk=encounter.pk)
+        assert made[state].status == state
+    return made
+
+
+def _cookie(user) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value
+
+
+async def open_socket(path, user=None, *, origin=ORIGIN):
+    from config.asgi import application
+
+    headers = [HOST] + ([origin] if origin else [])
+    if user is not None:
+        headers.append((b"cookie", f"sessionid={await sync_to_async(_cookie)(user)}".encode()))
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    connected, code = await communicator.connect(timeout=WAIT)
+    return communicator, connected, code
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("state", STATES)
+@pytest.mark.parametrize("route", sorted(MATRIX))
+async def test_matrix(route, state, role, encounters, gm, player, other_player, outsider):
+    encounter = encounters[state]
+    user = {"anonymous": None, "outsider": outsider, "player": player, "other_player": other_player, "gm": gm}[role]
+    expected = MATRIX[route][state][role]
+    communicator, connected, code = await open_socket(path_for(route, encounter), user)
+    try:
+        if expected == ACCEPT:
+            assert connected, (role, state, code)
+            html = await communicator.receive_from(timeout=WAIT)  # the table, for this viewer
+            assert f'id="enc-{encounter.pk}-table"' in html
+            assert (f'id="enc-{encounter.pk}-gm"' in html) == (role == "gm")
+            assert "SECRET" not in html or role == "gm"
+        else:
+            assert not connected and code == expected, (role, state, connected, code)
+    finally:
+        if connected:
+            await communicator.disconnect(timeout=WAIT)
+
+
+@pytest.mark.parametrize("route", sorted(MATRIX))
+async def test_another_campaigns_encounter_and_a_missing_one_are_refused_alike(route, encounters, campaign, player,
+                                                                               gm, outsider):
+    from campaigns import services as campaign_services
+    from campaigns.models import Character
+
+    @sync_to_async
+    def foreign_encounter():
+        elsewhere = campaign_services.create_campaign(outsider, name="Elsewhere", combat_model="burn_bryte")
+        theirs = Character.objects.create(campaign=elsewhere, name="Ixa", owner=outsider, system="burn_bryte")
+        enemy = Character.objects.create(campaign=elsewhere, name="Warden", kind="npc", system="burn_bryte")
+        encounter = services.create_encounter(elsewhere, outsider, name="Theirs", model="burn_bryte", pcs=[theirs],
+                                              enemies=[(enemy, 1)])
+        services.start_encounter(encounter, outsider)
+        return encounter
+
+    theirs = await foreign_encounter()
+    missing = Encounter(pk=theirs.pk + 1000, campaign_id=campaign.pk)
+    huge = Encounter(pk=2**70, campaign_id=campaign.pk)  # too large for the id column
+    for user in (player, gm):
+        for path in (path_for(route, theirs, campaign_id=campaign.pk),  # through their own campaign's URL
+                     path_for(route, theirs),  # through the other campaign's, where they are not members
+                     path_for(route, missing), path_for(route, huge), path_for(route, huge, campaign_id=2**70)):
+            _, connected, code = await open_socket(path, user)
+            assert not connected and code == 4404, (user, path, code)
+
+
+@pytest.mark.parametrize("route", sorted(MATRIX))
+@pytest.mark.parametrize("origin", [(b"origin", b"http://evil.example.com"), None])
+async def test_a_foreign_or_missing_origin_is_refused_on_every_route(route, origin, encounters, gm):
+    _, connected, _ = await open_socket(path_for(route, encounters["active"]), gm, origin=origin)
+    assert not connected
