@@ -50,17 +50,9 @@ def broadcast(encounter_id: int) -> None:
         log.exception("could not render fragments for encounter %s", encounter_id)
         return
     layer = get_channel_layer()
-
-    async def send_all():
-        # One hand-off to the event loop for every audience, so a player's own controls do not wait
-        # for a round trip per group.
-        for group, html in messages:
-            try:
-                await layer.group_send(group, {"type": "table.fragment", "html": html, "version": encounter.version})
-            except Exception:
-                log.warning("channel layer unavailable; %s will catch up on reconnect", group, exc_info=True)
-
-    try:
-        async_to_sync(send_all)()
-    except Exception:
-        log.warning("channel layer unavailable; clients catch up on reconnect", exc_info=True)
+    for group, html in messages:
+        try:
+            async_to_sync(layer.group_send)(group, {"type": "table.fragment", "html": html,
+                                                    "version": encounter.version})
+        except Exception:
+            log.warning("channel layer unavailable; %s will catch up on reconnect", group, exc_info=True)
