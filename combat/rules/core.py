@@ -21,6 +21,12 @@ class RuleError(Exception):
     """A command the rules refuse. The message is one sentence for the person who tried it."""
 
 
+def require(condition: bool, sentence: str) -> None:
+    """Refuse with `sentence` unless `condition` holds: the rules' one way of saying no."""
+    if not condition:
+        raise RuleError(sentence[:1].upper() + sentence[1:])
+
+
 # --- JSON codec for frozen dataclasses -------------------------------------------------------------
 
 def to_json(value: Any) -> Any:
@@ -244,6 +250,6 @@ def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
 
 
 __all__ = [
-    "Command", "Event", "EventCodec", "Logged", "RuleError", "Setting", "Undone", "active_events",
+    "require", "Command", "Event", "EventCodec", "Logged", "RuleError", "Setting", "Undone", "active_events",
     "clean_settings", "coerce_form", "field", "from_json", "ordered_unique", "replay", "to_json",
 ]

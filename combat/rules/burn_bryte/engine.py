@@ -7,6 +7,7 @@ from math import perm
 from typing import ClassVar
 
 from combat.rules.burn_bryte.stats import DIE_SIZES, SKILL_CATEGORIES, SKILLS
+from combat.rules.core import require as _require
 from combat.rules.core import Command, Event, EventCodec, RuleError, Setting
 from combat.rules.dice import Dice
 
@@ -459,9 +460,6 @@ def initial_state(fighters: tuple[Fighter, ...], livability: int, settings: dict
 
 # --- decide --------------------------------------------------------------------------------------------
 
-def _require(condition: bool, sentence: str) -> None:
-    if not condition:
-        raise RuleError(sentence)
 
 
 def _roll_faces(state: State, count: int, sides: int, entered: tuple[int, ...], dice: Dice) -> tuple[tuple[int, ...], bool]:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
+from combat.rules.core import require as _require
 from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings
 from combat.rules.dice import Dice
 from combat.rules.expanse import tables as T
@@ -1114,9 +1115,6 @@ def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats:
 
 # --- decide ----------------------------------------------------------------------------------------------------------
 
-def _require(condition: bool, sentence: str) -> None:
-    if not condition:
-        raise RuleError(sentence)
 
 
 def _note(text: str, limit: int = 200) -> str:

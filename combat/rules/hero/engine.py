@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
+from combat.rules.core import require as _require
 from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings
 from combat.rules.dice import Dice
 from combat.rules.hero.stats import STATS
@@ -560,9 +561,6 @@ def initial_state(fighters: tuple[Fighter, ...], settings: dict | None) -> State
 
 # --- decide --------------------------------------------------------------------------------------------
 
-def _require(condition: bool, sentence: str) -> None:
-    if not condition:
-        raise RuleError(sentence)
 
 
 def _text(raw: str) -> str:

@@ -65,6 +65,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
+from combat.rules.core import require as _require
 from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings
 from combat.rules.dice import Dice
 from combat.rules.sw5e import ship as sw
@@ -711,9 +712,6 @@ CODEC = EventCodec(EVENTS, COMMANDS)
 
 # --- Set-up ----------------------------------------------------------------------------------------------------
 
-def _require(condition: bool, sentence: str) -> None:
-    if not condition:
-        raise RuleError(sentence[:1].upper() + sentence[1:])
 
 
 def _whole(data: dict, key: str, default: int, label: str, low: int, high: int) -> int:
