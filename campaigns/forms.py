@@ -1,7 +1,7 @@
 import zoneinfo
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
 from campaigns.models import (
     Campaign,
@@ -26,6 +26,24 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = User
         fields = ("username", "email", "timezone")
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form, refusing a username longer than any account can have before it is looked up."""
+
+    def clean_username(self):
+        username = self.cleaned_data.get("username") or ""
+        limit = User._meta.get_field("username").max_length
+        if len(username) > limit:
+            raise forms.ValidationError(f"Usernames are at most {limit} characters.")
+        return username
+
+
+def axes_username(request, credentials):
+    """The username django-axes records a failed login under, cut to what an account's username can hold."""
+    source = credentials if credentials is not None else getattr(request, "POST", {})
+    username = source.get("username") or ""
+    return str(username)[:User._meta.get_field("username").max_length]
 
 
 class ProfileForm(forms.ModelForm):

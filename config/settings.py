@@ -124,6 +124,7 @@ AXES_COOLOFF_TIME = 0.25  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_USERNAME_CALLABLE = "campaigns.forms.axes_username"  # never longer than its column
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -74,6 +74,25 @@ def test_lockout_is_per_account(client, gm, player):
     assert response.status_code == 302
 
 
+def test_an_over_long_username_gets_a_sentence_and_records_nothing(client, gm):
+    from axes.models import AccessAttempt
+
+    response = client.post(reverse("login"), {"username": "😀" * 256, "password": "x"})
+    assert response.status_code == 200
+    assert "Usernames are at most 150 characters." in response.content.decode()
+    assert not AccessAttempt.objects.exists()
+
+
+def test_failed_attempts_are_recorded_under_a_username_that_fits_its_column():
+    from axes.models import AccessAttempt
+
+    from campaigns.forms import axes_username
+
+    column = AccessAttempt._meta.get_field("username").max_length
+    assert len(axes_username(None, {"username": "x" * 1000})) <= column
+    assert axes_username(None, {"username": "gemma"}) == "gemma"
+
+
 def test_password_change_needs_the_old_password(client, gm):
     client.force_login(gm)
     response = client.post(reverse("password_change"), {
