@@ -188,7 +188,7 @@ def _check_storable(data: dict) -> None:
     longer than its column, an unknown side or audience, a model that cannot be played, NUL characters
     (PostgreSQL refuses them; SQLite would store them). Each of these was a server error."""
     from combat.models import Combatant
-    from combat.rules import registry
+    from combat import tables
 
     missing = ExportImportError("That export is missing parts Fray needs; export it again.")
 
@@ -207,8 +207,7 @@ def _check_storable(data: dict) -> None:
         raise missing
     if any("\x00" in piece for piece in _strings(data)):
         raise ExportImportError("This export contains characters Fray cannot store.")
-    spec = registry.MODELS.get(meta.get("model"))
-    if spec is None or not spec.playable:
+    if not tables.playable(str(meta.get("model"))):
         raise ExportImportError("This export is of a combat model Fray cannot play.")
     if not text(meta.get("name"), limit(Encounter, "name")):
         raise missing

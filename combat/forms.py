@@ -5,8 +5,8 @@ from datetime import timedelta
 from django.utils import timezone
 
 from campaigns.models import Character, GameSession
+from combat import tables
 from combat.rules import registry
-from ships.models import Ship
 
 
 class _IdChoices(forms.ModelMultipleChoiceField):
@@ -30,8 +30,6 @@ class EncounterForm(forms.Form):
 
     name = forms.CharField(max_length=120)
     model = forms.ChoiceField(label="Combat model", choices=registry.CHOICES)
-    ship = forms.ModelChoiceField(queryset=Ship.objects.none(), required=False,
-                                  help_text="Its Livability Rating caps Advantages and Nova points.")
     session = forms.ModelChoiceField(queryset=GameSession.objects.none(), required=False, label="Game session",
                                      help_text="The evening this fight belongs to, for the archive.")
     pcs = _IdChoices(label="Player characters", queryset=Character.objects.none(),
@@ -45,7 +43,6 @@ class EncounterForm(forms.Form):
             chosen = campaign.combat_model
         self.model_spec = registry.get(chosen)
         self.fields["model"].initial = chosen
-        self.fields["ship"].queryset = Ship.objects.filter(campaign=campaign)
         sessions = GameSession.objects.filter(campaign=campaign).exclude(status=GameSession.Status.CANCELLED)
         self.fields["session"].queryset = sessions
         now = timezone.now()
@@ -75,8 +72,18 @@ class EncounterForm(forms.Form):
                                                       initial=str(setting.default), help_text=setting.help)
             elif isinstance(setting.default, bool):
                 self.fields[name] = forms.BooleanField(label=setting.label, required=False, initial=setting.default)
-        if not self.model_spec.playable:
-            self.fields["model"].help_text = f"{self.model_spec.name} encounters arrive soon; choose Burn Bryte for now."
+        self.table = tables.get(chosen) if tables.playable(chosen) else None
+        self.table_field_names = []
+        if self.table is not None:
+            before = set(self.fields)
+            self.table.build_form(self)
+            self.table_field_names = [name for name in self.fields if name not in before]
+        else:
+            self.fields["model"].help_text = f"{self.model_spec.name} encounters cannot be played yet."
+
+    def table_fields(self):
+        """The fields the chosen model's table adds (its ship or ships, say)."""
+        return [self[name] for name in self.table_field_names]
 
     def npc_fields(self):
         return [self[f"npc_{npc.pk}"] for npc in self.npcs]
@@ -86,12 +93,13 @@ class EncounterForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        if not self.model_spec.playable:
-            raise forms.ValidationError(f"{self.model_spec.name} encounters cannot be played yet; choose Burn Bryte.")
+        if self.table is None:
+            raise forms.ValidationError(f"{self.model_spec.name} encounters cannot be played yet.")
         cleaned["enemies"] = [(npc, cleaned.get(f"npc_{npc.pk}") or 0) for npc in self.npcs
                               if (cleaned.get(f"npc_{npc.pk}") or 0) > 0]
-        if not cleaned["enemies"]:
+        if not cleaned["enemies"] and getattr(self.table, "ENEMIES_REQUIRED", True):
             raise forms.ValidationError("Add at least one enemy.")
         cleaned["settings"] = {s.key: cleaned.get(f"setting_{s.key}") for s in self.model_spec.settings
                                if f"setting_{s.key}" in cleaned}
+        cleaned["setup"] = self.table.clean_form(self, cleaned)
         return cleaned

@@ -12,10 +12,8 @@ from functools import cached_property
 
 from django.template.loader import render_to_string
 
-from combat import selectors
+from combat import selectors, tables
 from combat.services import load_log
-
-TEMPLATE = "combat/fragments.html"
 
 
 class Renderer:
@@ -24,6 +22,7 @@ class Renderer:
         self.state = state
         self._views: dict[bool, dict] = {}
         self._replayed: dict = {}  # the log replayed once, shared by every audience's view of it
+        self.template = tables.template(encounter.model)
 
     @cached_property
     def log(self):
@@ -36,13 +35,13 @@ class Renderer:
         return self._views[gm]
 
     def table(self, gm: bool) -> str:
-        return render_to_string(f"{TEMPLATE}#table", self.view(gm))
+        return render_to_string(f"{self.template}#table", self.view(gm))
 
     def gm(self) -> str:
-        return render_to_string(f"{TEMPLATE}#gm", self.view(True))
+        return render_to_string(f"{self.template}#gm", self.view(True))
 
     def me(self, user_id: int) -> str:
-        return render_to_string(f"{TEMPLATE}#me", selectors.private_view(self.encounter, self.state, user_id))
+        return render_to_string(f"{self.template}#me", selectors.private_view(self.encounter, self.state, user_id))
 
     def for_gm(self) -> str:
         return self.table(True) + self.gm()

@@ -17,6 +17,8 @@ class Encounter(models.Model):
     model = models.CharField("combat model", max_length=20, choices=registry.CHOICES)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.DRAFT)
     settings = models.JSONField(default=dict, blank=True)
+    setup = models.JSONField(default=dict, blank=True,
+                             help_text="What the model's encounter builder chose beyond combatants and settings.")
     ship = models.ForeignKey("ships.Ship", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     session = models.ForeignKey("campaigns.GameSession", null=True, blank=True, on_delete=models.SET_NULL,
                                 related_name="encounters", help_text="The game session it was played in.")

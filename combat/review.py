@@ -2,6 +2,14 @@
 
 Built by replaying the log once. GM-only entries reach a player only when the GM has revealed the log
 after the encounter ended.
+
+Each model's table names its facts module (`table.review`), pure Python beside its rules. It provides
+`facts(state, event) -> Facts` (the state just before the event) and `MODEL_FIGURES` ((key, label, GM-only)
+for the model's own columns, each an attribute of its Facts or a key of `Facts.extra`), and may provide
+`round_title(n)` and `section_title(phase, turn, names)` for the timeline's headings. A Facts object has
+`round, phase, turn, actor, action, rolls, damage, extra`; each roll has `sides, faces, succeeded, doubles,
+entered`, `counted` (False for a reroll of one die) and `complexity, chance` (Burn Bryte's chart; 0 and None
+elsewhere).
 """
 
 from __future__ import annotations
@@ -9,14 +17,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from combat import tables
 from combat.models import Encounter
-from combat.rules.burn_bryte import engine as bb
-from combat.rules.burn_bryte import review as bb_review
 from combat.rules.core import Undone, active_events
 from combat.services import engine_for, load_initial, load_log
-
-PHASE_NAMES = {1: "Phase 1: enemies declare", 2: "Phase 2: players act", 3: "Phase 3: enemies resolve"}
-FACTS = {"burn_bryte": bb_review}
 
 
 @dataclass
@@ -58,6 +62,7 @@ class Review:
     model_figures: tuple[tuple[str, str], ...]
     fighters: dict[str, str]
     kinds: list[str]
+    facts: object = None  # the model's facts module, for the timeline's headings
 
 
 def may_see_gm_only(encounter: Encounter, is_gm: bool) -> bool:
@@ -66,13 +71,14 @@ def may_see_gm_only(encounter: Encounter, is_gm: bool) -> bool:
 
 def build(encounter: Encounter, is_gm: bool) -> Review:
     engine = engine_for(encounter)
-    facts_of = FACTS[encounter.model].facts
+    facts_module = tables.get(encounter.model).review
+    facts_of = facts_module.facts
     show_all = may_see_gm_only(encounter, is_gm)
     log = load_log(encounter)
     live = {item.seq for item in active_events(log)}
     state = load_initial(encounter)
     summaries = {f.id: Summary(f.id, f.name, f.side) for f in state.fighters}
-    figures = tuple((key, label) for key, label, gm_only in FACTS[encounter.model].MODEL_FIGURES
+    figures = tuple((key, label) for key, label, gm_only in facts_module.MODEL_FIGURES
                     if show_all or not gm_only)
     for s in summaries.values():
         s.figures = {key: 0 for key, _ in figures}
@@ -108,6 +114,7 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
         damage_by_round=dict(sorted(damage_by_round.items())), by_complexity=by_complexity,
         model_figures=figures,
         fighters={f.id: f.name for f in state.fighters}, kinds=sorted({e.kind for e in entries}),
+        facts=facts_module,
     )
 
 
@@ -116,18 +123,19 @@ def _count(f, summaries, faces, damage_by_round, complexity) -> None:
     if actor is not None:
         actor.actions += int(f.action)
         for key in actor.figures:
-            actor.figures[key] += getattr(f, key, 0)
+            actor.figures[key] += getattr(f, key, None) or f.extra.get(key, 0)
     for roll in f.rolls:
         faces[roll.sides].update(roll.faces)
-        if roll.complexity >= 2 and actor is not None:  # a reroll of one die is not a new roll
+        if roll.counted and actor is not None:  # a reroll of one die is not a new roll
             actor.rolls += 1
-            actor.successes += int(roll.succeeded)
-            actor.failures += int(not roll.succeeded)
+            actor.successes += int(bool(roll.succeeded))
+            actor.failures += int(roll.succeeded is False)
             actor.doubles += int(roll.doubles)
-            bucket = complexity[roll.complexity]
-            bucket[0] += 1
-            bucket[1] += int(roll.succeeded)
-            bucket[2] += bb.chance_of_success(roll.complexity, roll.sides)
+            if roll.complexity and roll.chance is not None:
+                bucket = complexity[roll.complexity]
+                bucket[0] += 1
+                bucket[1] += int(bool(roll.succeeded))
+                bucket[2] += roll.chance
     rescued = f.extra.get("rescued")
     if rescued and actor is not None:  # an Advantage reroll turned a failed roll into a success
         actor.successes += 1
@@ -146,12 +154,20 @@ def filtered(review: Review, fighter: str = "", kind: str = "") -> list[Entry]:
             if (not fighter or e.actor == fighter or e.turn == fighter) and (not kind or e.kind == kind)]
 
 
-def grouped(entries: list[Entry], names: dict[str, str]) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
-    """[(round title, [(phase or turn title, entries)])] in log order; Phase 2 is split by whose turn it was."""
+def _round_title(n: int) -> str:
+    return f"Round {n}"
+
+
+def _section_title(phase: int, turn: str, names: dict[str, str]) -> str:
+    return f"{names.get(turn, 'someone')}'s turn" if turn else "Between turns"
+
+
+def grouped(entries: list[Entry], names: dict[str, str], facts=None
+            ) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
+    """[(round title, [(phase or turn title, entries)])] in log order, headed as the model's facts say."""
+    round_title = getattr(facts, "round_title", _round_title)
+    section_title = getattr(facts, "section_title", _section_title)
     rounds: dict[int, dict[str, list[Entry]]] = {}
     for e in entries:
-        title = PHASE_NAMES.get(e.phase, f"Phase {e.phase}")
-        if e.phase == 2 and e.turn:
-            title = f"{title} — {names.get(e.turn, 'someone')}'s turn"
-        rounds.setdefault(e.round, {}).setdefault(title, []).append(e)
-    return [(f"Round {r}", list(phases.items())) for r, phases in rounds.items()]
+        rounds.setdefault(e.round, {}).setdefault(section_title(e.phase, e.turn, names), []).append(e)
+    return [(round_title(r), list(phases.items())) for r, phases in rounds.items()]

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from campaigns.models import Character, Membership
 from combat.models import Combatant, Encounter, EncounterEvent
+from combat import tables
 from combat.rules import registry
 from combat.rules.core import Logged, RuleError, Undone, coerce_form, from_json, replay, to_json
 from combat.rules.dice import Dice
@@ -39,7 +40,7 @@ class Result:
 
 def engine_for(encounter: Encounter):
     model = registry.get(encounter.model)
-    if not model.playable:
+    if not tables.playable(model.key):
         raise RuleError(f"{model.name} encounters cannot be played yet.")
     return model.engine
 
@@ -62,17 +63,17 @@ def load_log(encounter: Encounter) -> list[Logged]:
 
 @transaction.atomic
 def create_encounter(campaign, user, *, name, model, pcs, enemies, ship=None, settings=None, hidden=(),
-                     session=None) -> Encounter:
+                     session=None, setup=None) -> Encounter:
     """A draft encounter. `pcs`: PC characters; `enemies`: [(NPC character, quantity)]; `hidden`: character ids
-    the other side is not aware of."""
+    the other side is not aware of; `setup`: what the model's builder chose beyond that (see combat.tables)."""
     spec = registry.get(model)
-    if not spec.playable:
+    if not tables.playable(model):
         raise RuleError(f"{spec.name} encounters cannot be played yet.")
     from combat.rules.core import clean_settings
 
     encounter = Encounter.objects.create(
         campaign=campaign, name=name, model=model, ship=ship, session=session, created_by=user,
-        settings=clean_settings(spec.settings, settings),
+        settings=clean_settings(spec.settings, settings), setup=setup or {},
     )
     for pc in pcs:
         Combatant.objects.create(encounter=encounter, key=f"pc{pc.pk}", name=pc.name, side=Combatant.Side.PC,
@@ -92,14 +93,7 @@ def start_encounter(encounter: Encounter, user) -> Encounter:
         raise RuleError("This encounter has already started.")
     engine = engine_for(encounter)
     combatants = list(encounter.combatants.select_related("character"))
-    fighters = []
-    for c in combatants:
-        others = [o for o in combatants if o.side != c.side and not o.hidden]
-        stats = c.character.full_stats() if c.character else {}
-        fighters.append(engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats,
-                                                  tuple(o.key for o in others)))
-    livability = encounter.ship.livability_rating if encounter.ship else 3
-    state = engine.initial_state(tuple(fighters), livability, encounter.settings)
+    state = tables.get(encounter.model).initial_state(engine, encounter, combatants)
     encounter.initial = encounter.state = to_json(state)
     encounter.status = Encounter.Status.ACTIVE
     encounter.started_at = timezone.now()
@@ -221,10 +215,24 @@ def _undo(encounter, user, key) -> Result:
 
 
 def _end(encounter, user, key) -> Result:
-    """Write back what persists to the PCs' sheets; what does not (Advantages, Collapse points) ends here."""
+    """Write back what persists (the model's table decides); what does not (Advantages, Collapse points, stunt
+    points) ends here."""
     engine = engine_for(encounter)
     state = from_json(engine.State, encounter.state)
-    keep = engine.write_back(state)
+    table = tables.get(encounter.model)
+    if hasattr(table, "write_back"):
+        table.write_back(encounter, state)
+    else:
+        write_back_characters(encounter, engine.write_back(state))
+    encounter.status = Encounter.Status.ENDED
+    encounter.ended_at = timezone.now()
+    encounter.save(update_fields=["status", "ended_at"])
+    _broadcast_on_commit(encounter)
+    return Result(ok=True)
+
+
+def write_back_characters(encounter: Encounter, keep: dict[str, dict]) -> None:
+    """Merge each combatant's persisting values (keyed by combatant key) into its character's stats."""
     combatants = {c.key: c for c in encounter.combatants.select_related("character")}
     for fighter_key, values in keep.items():
         character = combatants[fighter_key].character if fighter_key in combatants else None
@@ -232,11 +240,6 @@ def _end(encounter, user, key) -> Result:
             continue
         character.stats = {**character.full_stats(), **values}
         Character.objects.filter(pk=character.pk).update(stats=character.stats)
-    encounter.status = Encounter.Status.ENDED
-    encounter.ended_at = timezone.now()
-    encounter.save(update_fields=["status", "ended_at"])
-    _broadcast_on_commit(encounter)
-    return Result(ok=True)
 
 
 def _broadcast_on_commit(encounter: Encounter) -> None:

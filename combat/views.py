@@ -36,8 +36,8 @@ def encounter_create(request, campaign_id):
         data = form.cleaned_data
         encounter = services.create_encounter(
             campaign, request.user, name=data["name"], model=data["model"], pcs=list(data["pcs"]),
-            enemies=data["enemies"], ship=data["ship"], settings=data["settings"], hidden=set(data["hidden"]),
-            session=data["session"],
+            enemies=data["enemies"], ship=data.get("ship"), settings=data["settings"], hidden=set(data["hidden"]),
+            session=data["session"], setup=data["setup"],
         )
         services.start_encounter(encounter, request.user)
         return redirect(encounter)

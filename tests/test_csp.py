@@ -185,7 +185,7 @@ def _templates():
 
 def test_templates_are_found():
     names = {str(p.relative_to(TEMPLATES)) for p in _templates() if p.is_relative_to(TEMPLATES)}
-    assert {"base.html", "campaigns/campaign_detail.html", "combat/fragments.html"} <= names
+    assert {"base.html", "campaigns/campaign_detail.html", "combat/burn_bryte/fragments.html"} <= names
 
 
 @pytest.mark.parametrize("path", _templates(), ids=lambda p: str(p.relative_to(ROOT)))

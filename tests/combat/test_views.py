@@ -35,7 +35,7 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
     ({}, "Add at least one enemy."),
     ({"npc_qty": 51}, "Choose 0 to 50."),
     ({"npc_qty": "many"}, "Enter how many, as a number."),
-    ({"model": "hero"}, "HERO System encounters cannot be played yet; choose Burn Bryte."),
+    ({"model": "hero"}, "HERO System encounters cannot be played yet."),
     ({"setting_change_cost": "9"}, "Select a valid choice."),
 ])
 def test_builder_explains_what_is_wrong(gm_client, campaign, pc, npc, data, sentence):

@@ -11,10 +11,12 @@ from combat.rules.burn_bryte import engine as bb
 class RollFact:
     sides: int
     faces: tuple[int, ...]
-    complexity: int
+    complexity: int  # dice in the pool; 1 for a reroll of one die
     succeeded: bool
     doubles: bool
     entered: bool
+    counted: bool = True  # a new skill roll (a reroll of one die is not)
+    chance: float | None = None  # the exact chance of success before rolling
 
 
 @dataclass(frozen=True)
@@ -39,14 +41,15 @@ def facts(state: bb.State, event: bb.Event) -> Facts:
         succeeded = r.succeeded
         damage = ((r.fighter, r.target, r.damage),) if succeeded and r.intent == "attack" and r.target else ()
         return Facts(**base, actor=r.fighter, action=True, damage=damage,
-                     rolls=(RollFact(r.sides, r.faces, r.complexity, succeeded, not succeeded, r.entered),))
+                     rolls=(RollFact(r.sides, r.faces, r.complexity, succeeded, not succeeded, r.entered,
+                                     chance=bb.chance_of_success(r.complexity, r.sides)),))
     if isinstance(event, bb.AdvantageSpent):
         roll = state.last_roll
         faces = tuple(event.face if i == event.die else f for i, f in enumerate(roll.faces))
         rescued = not bb.has_doubles(faces)
         damage = ((roll.fighter, roll.target, roll.damage),) if rescued and roll.intent == "attack" and roll.target else ()
         return Facts(**base, actor=event.fighter, advantages_used=1, damage=damage,
-                     rolls=(RollFact(roll.sides, (event.face,), 1, True, False, event.entered),),
+                     rolls=(RollFact(roll.sides, (event.face,), 1, True, False, event.entered, counted=False),),
                      extra={"rescued": roll.complexity} if rescued else {})
     if isinstance(event, bb.Moved):
         return Facts(**base, actor=event.fighter, action=True)
@@ -71,3 +74,14 @@ def facts(state: bb.State, event: bb.Event) -> Facts:
 
 # (key, label, GM-only): the Collapse pool is the GM's, so players see it only in a revealed log.
 MODEL_FIGURES = (("collapse_given", "Collapse points given", True), ("advantages_used", "Advantages used", False))
+
+
+PHASE_NAMES = {1: "Phase 1: enemies declare", 2: "Phase 2: players act", 3: "Phase 3: enemies resolve"}
+
+
+def section_title(phase: int, turn: str, names: dict[str, str]) -> str:
+    """The timeline's heading inside a round: the phase, and in Phase 2 whose turn it was."""
+    title = PHASE_NAMES.get(phase, f"Phase {phase}")
+    if phase == 2 and turn:
+        title = f"{title} — {names.get(turn, 'someone')}'s turn"
+    return title
