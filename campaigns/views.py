@@ -86,7 +86,7 @@ def campaign_detail(request, campaign_id):
         "party": [c for c in characters if c.is_pc and c.owner_id != request.user.id],
         "pcs": [c for c in characters if c.is_pc],
         "npcs": [c for c in characters if not c.is_pc],
-        "ships": ships_for(campaign),
+        "ships": ships_for(campaign, membership),
         "encounters": encounters_for(membership).filter(status__in=["active", "draft"])[:5],
         "next_session": selectors.next_session(campaign),
     }

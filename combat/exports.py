@@ -79,7 +79,7 @@ def rows(encounter: Encounter, gm_view: bool) -> Iterator[Row]:
 
 def _dice(payload: dict) -> str:
     roll = payload.get("data", {}).get("roll")
-    if roll:
+    if isinstance(roll, dict):  # a model's "roll" may also be a plain number (The Expanse's injury die)
         return f"{len(roll['faces'])}d{roll['sides']}: " + " ".join(map(str, roll["faces"]))
     if payload.get("kind") == "advantage_spent":
         return f"reroll: {payload['data']['face']}"

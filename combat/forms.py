@@ -38,7 +38,7 @@ class EncounterForm(forms.Form):
     def __init__(self, *args, campaign, **kwargs):
         super().__init__(*args, **kwargs)
         self.campaign = campaign
-        chosen = self.data.get("model") or campaign.combat_model
+        chosen = self.data.get("model") or self.initial.get("model") or campaign.combat_model
         if chosen not in registry.MODELS:
             chosen = campaign.combat_model
         self.model_spec = registry.get(chosen)

@@ -6,7 +6,9 @@ after the encounter ended.
 Each model's table names its facts module (`table.review`), pure Python beside its rules. It provides
 `facts(state, event) -> Facts` (the state just before the event) and `MODEL_FIGURES` ((key, label, GM-only)
 for the model's own columns, each an attribute of its Facts or a key of `Facts.extra`), and may provide
-`round_title(n)` and `section_title(phase, turn, names)` for the timeline's headings. A Facts object has
+`round_title(n)` and `section_title(phase, turn, names)` for the timeline's headings, `subjects(state)` ->
+[(key, name, side)] when the summary has rows beyond the state's fighters (SW5e's ships), and a `gm` keyword on
+`facts` when what a player may see of an event's rolls and figures depends on the viewer. A Facts object has
 `round, phase, turn, actor, action, rolls, damage, extra`; each roll has `sides, faces, succeeded, doubles,
 entered`, `counted` (False for a reroll of one die) and `complexity, chance` (Burn Bryte's chart; 0 and None
 elsewhere).
@@ -14,6 +16,8 @@ elsewhere).
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -72,12 +76,16 @@ def may_see_gm_only(encounter: Encounter, is_gm: bool) -> bool:
 def build(encounter: Encounter, is_gm: bool) -> Review:
     engine = engine_for(encounter)
     facts_module = tables.get(encounter.model).review
-    facts_of = facts_module.facts
     show_all = may_see_gm_only(encounter, is_gm)
+    facts_of = facts_module.facts
+    if "gm" in inspect.signature(facts_of).parameters:
+        facts_of = functools.partial(facts_of, gm=show_all)
     log = load_log(encounter)
     live = {item.seq for item in active_events(log)}
     state = load_initial(encounter)
-    summaries = {f.id: Summary(f.id, f.name, f.side) for f in state.fighters}
+    subjects = getattr(facts_module, "subjects", None)
+    rows = subjects(state) if subjects else [(f.id, f.name, f.side) for f in state.fighters]
+    summaries = {key: Summary(key, name, side) for key, name, side in rows}
     figures = tuple((key, label) for key, label, gm_only in facts_module.MODEL_FIGURES
                     if show_all or not gm_only)
     for s in summaries.values():
@@ -113,7 +121,9 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
         entries=entries, summaries=list(summaries.values()), faces=dict(faces),
         damage_by_round=dict(sorted(damage_by_round.items())), by_complexity=by_complexity,
         model_figures=figures,
-        fighters={f.id: f.name for f in state.fighters}, kinds=sorted({e.kind for e in entries}),
+        fighters={key: name for key, name, _ in (subjects(state) if subjects else
+                                                  [(f.id, f.name, f.side) for f in state.fighters])},
+        kinds=sorted({e.kind for e in entries}),
         facts=facts_module,
     )
 

@@ -31,7 +31,10 @@ def encounter_list(request, campaign_id):
 def encounter_create(request, campaign_id):
     membership = gm_membership_or_404(request.user, campaign_id)
     campaign = membership.campaign
-    form = EncounterForm(request.POST or None, campaign=campaign, initial={"name": f"Encounter {campaign.encounters.count() + 1}"})
+    # Changing the model select asks for the form again with ?model=… (htmx), unbound: no errors shown yet.
+    form = EncounterForm(request.POST or None, campaign=campaign,
+                         initial={"name": f"Encounter {campaign.encounters.count() + 1}",
+                                  "model": request.GET.get("model", "")})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         encounter = services.create_encounter(
@@ -65,8 +68,10 @@ def encounter_act(request, campaign_id, encounter_id):
     redirected back to the page with the sentence as a message."""
     membership = membership_or_404(request.user, campaign_id)
     encounter = _encounter_or_404(membership, encounter_id)
-    # NUL characters dropped: PostgreSQL refuses them in text and JSON (Django's form fields refuse them too).
-    data = {k: v[:MAX_FIELD].replace("\x00", "") for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken",)}
+    # A repeated field (a group of checkboxes) arrives as one comma-separated value. NUL characters dropped:
+    # PostgreSQL refuses them in text and JSON (Django's form fields refuse them too).
+    data = {k: ",".join(v)[:MAX_FIELD].replace("\x00", "") for k, v in request.POST.lists()
+            if k not in ("csrfmiddlewaretoken",)}
     command = data.pop("command", "")
     key = data.pop("key", "")
     result = services.submit(encounter.pk, request.user, command, data, key, from_form=True)

@@ -1,4 +1,5 @@
 from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from campaigns.models import Character
 from combat.rules.sw5e.stats import STATIONS
@@ -11,11 +12,11 @@ class ShipForm(forms.ModelForm):
     class Meta:
         model = Ship
         fields = (
-            "name", "notes", "livability_rating", "mi_health", "mi_health_max",
+            "name", "side", "notes", "livability_rating", "mi_health", "mi_health_max",
             "size", "tier", "hull", "hull_max", "shields", "shields_max", "hull_dice", "shield_dice",
             "shield_type", "reactor", "coupling",
             "power_central", "power_communications", "power_engines", "power_shields", "power_sensors",
-            "power_weapons",
+            "power_weapons", "weapons", "con_mod", "initiative_mod",
         )
         widgets = {
             "notes": forms.Textarea(attrs={"rows": 3}),
@@ -26,6 +27,8 @@ class ShipForm(forms.ModelForm):
                              "power_communications", "power_engines", "power_shields", "power_sensors",
                              "power_weapons")
             },
+            # Signed numbers: a phone's numeric keypad has no minus sign.
+            **{name: forms.NumberInput(attrs={"min": -10, "max": 20}) for name in ("con_mod", "initiative_mod")},
         }
         error_messages = {
             name: {"min_value": "This cannot be negative.", "invalid": "Enter a whole number."}
@@ -33,14 +36,44 @@ class ShipForm(forms.ModelForm):
                          "shields_max", "hull_dice", "shield_dice", "power_central", "power_communications",
                          "power_engines", "power_shields", "power_sensors", "power_weapons")
         }
+        error_messages.update({
+            name: {"min_value": "Choose from -10 to 20.", "max_value": "Choose from -10 to 20.",
+                   "invalid": "Enter a whole number."}
+            for name in ("con_mod", "initiative_mod")
+        })
+        error_messages["side"] = {"invalid_choice": "Choose a party ship or an NPC ship."}
+
+    # Added after the first ships were made: a form that leaves them out (or blank) keeps what the ship has.
+    KEEP_WHEN_BLANK = ("side", "con_mod", "initiative_mod")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in self.KEEP_WHEN_BLANK:
+            self.fields[name].required = False
+        for name in ("con_mod", "initiative_mod"):  # the engine's range, whatever the database's is
+            self.fields[name].validators = [MinValueValidator(-10), MaxValueValidator(20)]
+
+    def _keep(self, name):
+        value = self.cleaned_data.get(name)
+        return getattr(self.instance, name) if value in (None, "") else value
+
+    def clean_side(self):
+        return self._keep("side")
+
+    def clean_con_mod(self):
+        return self._keep("con_mod")
+
+    def clean_initiative_mod(self):
+        return self._keep("initiative_mod")
 
     GROUPS = (
-        ("Ship", ("name", "notes")),
+        ("Ship", ("name", "side", "notes")),
         ("Burn Bryte", ("livability_rating", "mi_health", "mi_health_max")),
         ("SW5e hull and shields", ("size", "tier", "hull", "hull_max", "shields", "shields_max", "hull_dice",
-                                   "shield_dice", "shield_type")),
+                                   "shield_dice", "shield_type", "con_mod")),
         ("SW5e power", ("reactor", "coupling", "power_central", "power_communications", "power_engines",
                         "power_shields", "power_sensors", "power_weapons")),
+        ("SW5e combat", ("weapons", "initiative_mod")),
     )
 
     def groups(self):

@@ -6,9 +6,19 @@ from combat.rules.sw5e import ship as sw5e
 from combat.rules.sw5e.stats import STATIONS
 
 
+MAX_WEAPONS = 12
+WEAPON_NAME_MAX = 60  # the SW5e engine keeps weapon names this long
+
+
 class Ship(models.Model):
+    class Side(models.TextChoices):
+        PARTY = "pc", "Party ship"
+        NPC = "npc", "NPC ship (players never see its page or numbers)"
+
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="ships")
     name = models.CharField(max_length=80)
+    side = models.CharField(max_length=3, choices=Side.choices, default=Side.PARTY,
+                            help_text="An NPC ship is the GM's: hidden from the players' ship list and pages.")
     notes = models.TextField(blank=True, max_length=4000)
 
     # Burn Bryte
@@ -36,6 +46,14 @@ class Ship(models.Model):
     power_shields = models.PositiveSmallIntegerField("power dice for shields", default=0)
     power_sensors = models.PositiveSmallIntegerField("power dice for sensors", default=0)
     power_weapons = models.PositiveSmallIntegerField("power dice for weapons", default=0)
+    weapons = models.CharField(max_length=400, blank=True,
+                               help_text="Names separated by commas, e.g. \"laser cannons, ion cannon\"; "
+                                         "in combat each fires once a round.")
+    con_mod = models.SmallIntegerField("Constitution modifier", default=0,
+                                       help_text="Added to each hull die a Patch rolls.")
+    initiative_mod = models.SmallIntegerField("initiative modifier", default=0,
+                                              help_text="Added when the server rolls this ship's initiative "
+                                                        "(a ship with no PC aboard).")
 
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -55,6 +73,14 @@ class Ship(models.Model):
 
     def get_absolute_url(self):
         return reverse("ship", args=[self.campaign_id, self.pk])
+
+    @property
+    def is_npc(self) -> bool:
+        return self.side == self.Side.NPC
+
+    def weapon_list(self) -> list[str]:
+        """The weapons' names, as typed, without blanks."""
+        return [" ".join(name.split()) for name in (self.weapons or "").split(",") if name.strip()]
 
     # Derived SW5e figures
     @property
@@ -108,6 +134,17 @@ class Ship(models.Model):
         if self.coupling in sw5e.COUPLING_CAPACITY:
             for store, sentence in sw5e.stored_dice_errors(self.coupling, self.stored_power()).items():
                 errors[f"power_{store}"] = sentence[0].upper() + sentence[1:]
+        for field, label in (("con_mod", "The Constitution modifier"), ("initiative_mod", "The initiative modifier")):
+            value = getattr(self, field)
+            if value is not None and not -10 <= value <= 20:
+                errors[field] = f"{label} goes from -10 to 20."
+        weapons = self.weapon_list()
+        if len(weapons) > MAX_WEAPONS:
+            errors["weapons"] = f"List at most {MAX_WEAPONS} weapons."
+        elif any(len(name) > WEAPON_NAME_MAX for name in weapons):
+            errors["weapons"] = f"Each weapon's name can be at most {WEAPON_NAME_MAX} characters long."
+        elif len({name.casefold() for name in weapons}) < len(weapons):
+            errors["weapons"] = "Name each weapon once (two of a kind: \"laser cannon 1, laser cannon 2\")."
         if errors:
             raise ValidationError(errors)
 

@@ -3,9 +3,14 @@ from django.db.models import Prefetch
 from ships.models import CrewAssignment, Ship
 
 
-def ships_for(campaign):
+def ships_for(campaign, membership=None):
+    """The campaign's ships with their crews. Given a player's membership, only the party's ships: an NPC ship
+    (its page, crew and numbers) is the GMs'."""
     crew = CrewAssignment.objects.select_related("character", "character__owner")
-    return Ship.objects.filter(campaign=campaign).prefetch_related(Prefetch("crew", queryset=crew))
+    ships = Ship.objects.filter(campaign=campaign).prefetch_related(Prefetch("crew", queryset=crew))
+    if membership is not None and not membership.is_gm:
+        ships = ships.exclude(side=Ship.Side.NPC)
+    return ships
 
 
 def can_manage_ship(membership) -> bool:

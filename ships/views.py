@@ -14,7 +14,8 @@ from ships.selectors import can_change_crew, can_manage_ship, ships_for
 
 
 def _ship_or_404(membership, ship_id):
-    return get_object_or_404(ships_for(membership.campaign), pk=ship_id)
+    """A ship the member may see: a player asking for an NPC ship gets the same 404 as for a missing one."""
+    return get_object_or_404(ships_for(membership.campaign, membership), pk=ship_id)
 
 
 def _crew_candidates(membership):

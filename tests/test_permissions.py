@@ -170,6 +170,35 @@ def test_matrix(client, world, request, name, role):
         assert response.status_code == 404
 
 
+NPC_SHIP_URLS = ("ship", "ship_edit", "ship_delete", "crew_add", "crew_remove")
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", NPC_SHIP_URLS)
+def test_an_npc_ship_is_the_gms_alone(client, world, request, name, role):
+    """The same URLs as a party ship's, but for an NPC ship: players get the 404 of a missing ship."""
+    Ship.objects.filter(pk=world["ship"].pk).update(side=Ship.Side.NPC)
+    method = MATRIX[name][0]
+    _login(client, role, request)
+    url, data = _url_and_data(name, world)
+    if name == "crew_add":
+        CrewAssignment.objects.all().delete()
+    before = (list(Ship.objects.values()), list(CrewAssignment.objects.values()))
+    response = getattr(client, method)(url, data)
+    if role == "anonymous":
+        assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+    elif role == "gm":
+        assert response.status_code in (200, 302)
+        if response.status_code == 302:
+            assert not response["Location"].startswith(reverse("login"))
+    else:
+        assert response.status_code == 404
+        assert (list(Ship.objects.values()), list(CrewAssignment.objects.values())) == before
+    if role != "gm":
+        page = client.get(reverse("campaign", args=[world["campaign"].pk])).content.decode()
+        assert "Lantern" not in page  # not on their ship list either
+
+
 @pytest.mark.parametrize("role", ["outsider", "player"])
 def test_unknown_ids_are_404_not_500(client, world, request, role):
     _login(client, role, request)

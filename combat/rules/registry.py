@@ -8,9 +8,11 @@ from types import ModuleType
 
 from combat.rules.burn_bryte import engine as burn_bryte_engine
 from combat.rules.burn_bryte import stats as burn_bryte_stats
+from combat.rules.expanse import engine as expanse_engine
 from combat.rules.expanse import stats as expanse_stats
 from combat.rules.hero import stats as hero_stats
 from combat.rules.stats import StatSchema
+from combat.rules.sw5e import engine as sw5e_engine
 from combat.rules.sw5e import stats as sw5e_stats
 
 
@@ -44,11 +46,11 @@ MODELS: dict[str, CombatModel] = {
                     burn_bryte_stats.STATS, burn_bryte_stats.SUMMARY, burn_bryte_engine,
                     burn_bryte_engine.SETTINGS),
         CombatModel("sw5e", "SW5e starships", "Ship turns, power dice, crew stations.",
-                    sw5e_stats.STATS, sw5e_stats.SUMMARY),
+                    sw5e_stats.STATS, sw5e_stats.SUMMARY, sw5e_engine, sw5e_engine.SETTINGS),
         CombatModel("hero", "HERO System", "The speed chart: 12 segments, phases in DEX order.",
                     hero_stats.STATS, hero_stats.SUMMARY),
         CombatModel("expanse", "The Expanse (AGE)", "Initiative with the Drama Die, major and minor actions, stunts.",
-                    expanse_stats.STATS, expanse_stats.SUMMARY),
+                    expanse_stats.STATS, expanse_stats.SUMMARY, expanse_engine, expanse_engine.SETTINGS),
     )
 }
 

@@ -44,7 +44,11 @@
       if (typeof target === "string") target = document.querySelector(target);
       if (!incoming || !target || !target.dataset) continue;
       var have = parseInt(target.dataset.version, 10), got = parseInt(incoming.getAttribute("data-version"), 10);
-      if (got < have) tasks.splice(i, 1);
+      var html = incoming.outerHTML;
+      // The same version usually comes twice (the socket, then the action's own response): a second copy of
+      // the same HTML would only wipe what the viewer has typed or picked since the first.
+      if (got < have || (got === have && target._frayHtml === html)) tasks.splice(i, 1);
+      else incoming._frayHtml = html;
     }
   }
   if (window.htmx) htmx.registerExtension("fray-table", { htmx_before_swap: dropStale, htmx_after_swap: checkTurn });

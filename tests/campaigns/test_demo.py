@@ -32,7 +32,8 @@ def test_demo_has_a_gm_three_players_all_models_and_two_ships(capsys):
     assert Ship.objects.filter(campaign=campaign).count() == 2
     for ship in Ship.objects.all():
         ship.full_clean()
-    assert CrewAssignment.objects.filter(station="pilot").count() == 1
+    assert CrewAssignment.objects.filter(station="pilot").count() == 2  # Tess Varro; Captain Vrask (Red Talon)
+    assert Ship.objects.get(name="Red Talon").side == Ship.Side.NPC  # SW5e's enemy ship: the GM's alone
     from combat.models import Encounter
 
     fight = Encounter.objects.get()

@@ -1167,7 +1167,7 @@ def test_settings_declare_every_open_question_with_its_default():
     assert defaults == {"churn": False, "fortune_die_cost": 2, "fortune_drama_cost": 3, "injured_penalty": 1,
                         "wounded_penalty": 2, "armour_penalty": True, "long_range_penalty": 2,
                         "cover_vs_melee": False, "run_ends_turn": False, "prepare_interrupt": "gm",
-                        "churn_jam_cost": 1, "extra_stunts": ""}
+                        "churn_jam_cost": 1, "extra_stunts": "", "entered_dice": False}
 
 
 @pytest.mark.parametrize("conditions,penalty", [((), 0), (("Injured",), -1), (("Wounded",), -2),
@@ -1330,3 +1330,89 @@ def test_undo_restores_the_state_before_the_undone_event(actions):
     t.log.append(Logged(seq=len(t.log) + 1, event=Undone(seqs=seqs)))
     assert replay(ex.evolve, t.initial, t.log) == before  # undoing the last command's events restores before it
     assert after != before or not seqs
+
+
+# --- physical dice, the sheet's weapons, Guard Up once ------------------------------------------------------------
+
+def test_physical_dice_decide_a_test_and_its_damage_when_the_gm_allows_them():
+    t = begun(state=encounter(entered_dice=True))
+    [e] = t.do(pistol(entered=(3, 3, 6), damage_entered=(1, 2)))  # no die rolled by the server
+    assert e.test.faces == (3, 3, 6) and e.test.entered and e.test.damage_faces == (1, 2) and e.test.damage_entered
+    assert t.f("luwe").sp == 6
+    assert "3, 3 and Drama Die 6 + 5 = 17 (physical dice) against Defense 12" in ex.describe(t.initial, e)
+    t = begun(state=encounter(entered_dice=True))
+    [e] = t.do(pistol(entered=(1, 2, 3), damage_entered=(6, 6)))  # a miss: the damage dice are not used
+    assert not e.test.success and e.test.damage_faces == ()
+    t.do(ex.EndTurn(actor="luwe"))
+    [e] = t.do(ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe",
+                         entered=(6, 5, 4)), faces=[2, 2])  # typed test, server-rolled damage
+    assert e.test.entered and not e.test.damage_entered and e.test.damage_faces == (2, 2)
+
+
+@pytest.mark.parametrize("fields,match", [
+    ({"entered": (3, 3)}, "Enter the three dice"),
+    ({"entered": (0, 3, 3)}, "face from 1 to 6"),
+    ({"damage_entered": (3,)}, "The damage is 2d6: enter 2 dice or none"),
+    ({"damage_entered": (3, 7)}, "Each damage die shows a face from 1 to 6"),
+])
+def test_physical_dice_are_checked(fields, match):
+    t = begun(state=encounter(entered_dice=True))
+    t.refuse(pistol(**fields), match)
+
+
+def test_physical_dice_need_the_setting_for_every_kind_of_test():
+    t = begun()
+    t.refuse(pistol(entered=(3, 3, 6)), "server roll the dice")
+    t.refuse(pistol(damage_entered=(3, 3)), "server roll the dice")
+    t.refuse(ex.AbilityTest(actor="luwe", ability="Intelligence", entered=(4, 4, 4)), "server roll the dice")
+    t = begun(state=encounter(entered_dice=True))
+    [e] = t.do(ex.AbilityTest(actor="luwe", ability="Intelligence", tn=11, entered=(4, 4, 5)))
+    assert e.test.entered and e.test.sp == 5
+    t = begun(state=encounter(entered_dice=True))
+    t.do(ex.Ready(actor="luwe", item="grenade"))
+    [e] = t.do(ex.ThrowGrenade(actor="luwe", targets="boss,grunt", distance=5, entered=(4, 5, 6),
+                               damage_entered=(1, 2, 3)))
+    assert e.test.entered and e.test.damage_faces == (1, 2, 3) and len(t.state.hits) == 2
+
+
+def test_guard_up_once_a_turn():
+    t = begun()
+    t.do(ex.GuardUp(actor="luwe", bonus=1))
+    t.refuse(ex.GuardUp(actor="luwe", bonus=1), "already guarded up this turn")
+
+
+def test_the_sheet_names_the_weapons_the_builder_offers():
+    f = ex.fighter_from_sheet("k", "Kim", "pc", 1, {"weapons": ["Pistol", "heavy melee weapon", "Laser"]}, ())
+    assert f.weapons == ("pistol", "heavy_melee")
+    from combat.rules.expanse import stats
+
+    assert tuple(w.label for w in T.WEAPONS.values()) == stats.WEAPONS  # the sheet's list is the damage table's
+    assert ex.initial_state((luwe(),), {}).phase == 0  # AGE rounds have no phases (the review groups by turn)
+
+
+@settings(max_examples=150, deadline=None)
+@given(PLAY)
+def test_stunt_points_spent_never_exceed_those_earned(actions):
+    """For every test, the stunt points spent on it stay within what it earned (doubles on a success)."""
+    t = begun()
+    earned: dict[int, int] = {}
+    spent: dict[int, int] = {}
+    for what, who, seed in actions:
+        if what == "undo":
+            continue
+        try:
+            events = ex.decide(t.state, _random_command(t.state, what, who, seed), SeededDice(seed))
+        except RuleError:
+            continue
+        for event in events:
+            if isinstance(event, ex.StuntSpent):
+                test_id = t.state.fighter(event.fighter).sp_test
+                spent[test_id] = spent.get(test_id, 0) + event.points
+            t.state = ex.evolve(t.state, event)
+            for test in t.state.tests:
+                earned[test.id] = test.sp  # Fortune may still change a die (and the points) until a stunt locks it
+            if isinstance(event, ex.Tested) and not event.test.resist:
+                assert event.test.sp == 0 or (event.test.doubles and event.test.success) or (
+                    event.test.kind == "stunt_attack" and event.test.success)
+        for test_id, points in spent.items():
+            assert points <= earned.get(test_id, 0), (test_id, points, earned)

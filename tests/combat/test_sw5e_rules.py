@@ -1145,3 +1145,33 @@ def test_undo_then_replay_equals_the_state_before(first, second, damage):
     t.do(sw.Damage(ship="hawk", amount=damage))
     t.undo_last()
     assert t.state == before
+
+
+# --- damage with its source, and where the log stands ----------------------------------------------------------
+
+def test_damage_may_name_the_ship_or_crew_member_that_dealt_it():
+    t = begin()
+    t.do(sw.Damage(ship="frigate", amount=5, by="dex"))
+    assert t.state.ship("frigate").shields == 18
+    t.do(sw.Damage(ship="hawk", amount=3, by="frigate"))
+    t.refused(sw.Damage(ship="hawk", amount=3, by="nobody"), "not in this encounter")
+    gm_log, player_log = sentences(t, True), sentences(t, False)
+    assert "Imperial frigate takes 5 damage from Dex: 5 to shields and 0 to hull (shields 18/40, hull 47/60)." in gm_log
+    assert "Imperial frigate takes 5 damage from Dex." in player_log
+    assert "Ebon Hawk takes 3 damage from Imperial frigate: 3 to shields and 0 to hull (shields 13/20, hull 30/30)." \
+        in player_log
+
+
+def test_the_state_says_which_ship_turn_the_log_is_in():
+    t = table()
+    assert (t.state.turn, t.state.phase) == ("", 0)
+    for who, face in (("kira", 15), ("dex", 10), ("mira", 12)):
+        t.do(sw.RollInitiative(actor=who), faces=[face])
+    t.do(sw.SetShipInitiative(ship="frigate", value=25))
+    t.do(sw.StartCombat(), faces=[2])  # the frigate first: its power core rolls
+    assert (t.state.turn, t.state.phase) == ("frigate", 1)
+    t.do(sw.DistributePower())
+    for who in ("vrask", "tolo"):
+        crew_turn(t, who)
+    t.do(sw.EndShipTurn())
+    assert (t.state.turn, t.state.phase) == ("hawk", 2)

@@ -5,10 +5,13 @@ import re
 
 import pytest
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from campaigns import services
 from campaigns.models import Character
 from ships.models import CrewAssignment, Ship
+from tests.test_fuzz import check
 
 pytestmark = pytest.mark.django_db
 
@@ -363,3 +366,88 @@ def test_same_character_twice_on_one_ship_gets_a_plain_sentence(gm_client, campa
     assert response.status_code == 400
     assert "That character already has a station on this ship." in response.content.decode()
     assert CrewAssignment.objects.filter(ship=ship).count() == 1
+
+
+# --- NPC ships and the SW5e combat numbers ----------------------------------------------------------------------
+
+def test_gm_keeps_an_npc_ship_with_weapons_and_modifiers(gm_client, campaign):
+    data = ship_data(name="Red Talon", side="npc", weapons=" twin blasters ,  proton torpedoes,", con_mod="-2",
+                     initiative_mod="3")
+    response = gm_client.post(reverse("ship_create", args=[campaign.pk]), data)
+    assert response.status_code == 302
+    ship = Ship.objects.get(name="Red Talon")
+    assert (ship.side, ship.con_mod, ship.initiative_mod) == ("npc", -2, 3)
+    assert ship.is_npc and ship.weapon_list() == ["twin blasters", "proton torpedoes"]
+    page = visible_text(gm_client.get(ship.get_absolute_url()))
+    assert "NPC ship players never see this page" in page
+    assert "Weapons twin blasters, proton torpedoes" in page and "Initiative modifier 3" in page
+    assert "Constitution modifier -2" in page
+
+
+def test_a_form_without_the_new_fields_keeps_what_the_ship_has(gm_client, campaign):
+    ship = make_ship(campaign, side="npc", con_mod=2, initiative_mod=4, weapons="ion cannon")
+    response = gm_client.post(reverse("ship_edit", args=[campaign.pk, ship.pk]),
+                              ship_data(name="Renamed", side="", con_mod="", initiative_mod=""))
+    assert response.status_code == 302
+    ship.refresh_from_db()
+    assert (ship.name, ship.side, ship.con_mod, ship.initiative_mod) == ("Renamed", "npc", 2, 4)
+    new = gm_client.post(reverse("ship_create", args=[campaign.pk]), ship_data(name="Plain"))
+    assert new.status_code == 302
+    plain = Ship.objects.get(name="Plain")
+    assert (plain.side, plain.con_mod, plain.initiative_mod, plain.weapons) == ("pc", 0, 0, "")
+
+
+@pytest.mark.parametrize("overrides,field,sentence", [
+    ({"side": "pirate"}, "side", "Choose a party ship or an NPC ship."),
+    ({"con_mod": 21}, "con_mod", "Choose from -10 to 20."),
+    ({"initiative_mod": -11}, "initiative_mod", "Choose from -10 to 20."),
+    ({"initiative_mod": 99999}, "initiative_mod", "Choose from -10 to 20."),
+    ({"con_mod": "x"}, "con_mod", "Enter a whole number."),
+    ({"weapons": "laser, Laser"}, "weapons", 'Name each weapon once (two of a kind: "laser cannon 1, laser cannon 2").'),
+    ({"weapons": "a" * 61}, "weapons", "Each weapon's name can be at most 60 characters long."),
+    ({"weapons": ",".join(f"gun {n}" for n in range(13))}, "weapons", "List at most 12 weapons."),
+])
+def test_impossible_sw5e_combat_numbers_are_refused_next_to_the_field(gm_client, campaign, overrides, field, sentence):
+    response = gm_client.post(reverse("ship_create", args=[campaign.pk]), ship_data(**overrides))
+    assert response.status_code == 400
+    assert field_errors(response, field) == [sentence]
+    assert not Ship.objects.exists()
+
+
+def test_npc_ships_are_hidden_from_players(client, player, gm, campaign, pc):
+    party = make_ship(campaign, name="Lantern")
+    enemy = make_ship(campaign, name="Red Talon", side="npc", hull=17, hull_max=19)
+    post = CrewAssignment.objects.create(ship=enemy, character=pc, station="gunner")
+    client.force_login(player)
+    page = client.get(campaign.get_absolute_url()).content.decode()
+    assert "Lantern" in page and "Red Talon" not in page and "17/19" not in page
+    assert client.get(enemy.get_absolute_url()).status_code == 404
+    assert client.get(party.get_absolute_url()).status_code == 200
+    assert client.post(crew_url(enemy), {"character": pc.pk, "station": "pilot"}).status_code == 404
+    assert client.post(remove_url(post)).status_code == 404
+    assert CrewAssignment.objects.filter(pk=post.pk).exists()
+    client.force_login(gm)
+    page = client.get(campaign.get_absolute_url()).content.decode()
+    assert "Red Talon" in page and "17/19" in page
+    assert client.get(enemy.get_absolute_url()).status_code == 200
+
+
+SHIP_FIELDS = {**ship_data(), "side": "npc", "weapons": "laser cannons", "con_mod": "1", "initiative_mod": "2"}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(form=st.builds(lambda base, changes: {**base, **changes}, st.just(SHIP_FIELDS),
+                      st.dictionaries(st.sampled_from(["side", "weapons", "con_mod", "initiative_mod"]),
+                                      st.one_of(st.text(max_size=80), st.integers(-(2**40), 2**40).map(str),
+                                                st.sampled_from(["", "npc", "pc", "NaN", "1e9", "\x00", "a,a"])),
+                                      max_size=4)),
+       creating=st.booleans())
+def test_fuzz_the_new_ship_fields(client, gm, campaign, form, creating):
+    """Junk in the fields SW5e added: a sentence or a stored ship that validates, never a server error."""
+    client.force_login(gm)
+    ship = Ship.objects.get_or_create(campaign=campaign, name="Fuzzed")[0]
+    url = reverse("ship_create", args=[campaign.pk]) if creating else reverse("ship_edit", args=[campaign.pk, ship.pk])
+    response = check(client, "post", url, form)
+    if response.status_code == 302:
+        for row in Ship.objects.all():
+            row.full_clean()

@@ -1,4 +1,4 @@
-"""Load the demo campaign: a GM, three players, characters for all four combat models, two ships.
+"""Load the demo campaign: a GM, three players, characters for all four combat models, a party ship and an NPC ship.
 
 Idempotent: run it again and nothing is duplicated or overwritten.
 """
@@ -40,6 +40,7 @@ CHARACTERS = [
     ("Tess Varro", "ana", "sw5e", _stats("sw5e", initiative_mod=3, station="pilot", bonus_action=True), 0),
     ("Oru Dax", "ben", "sw5e", _stats("sw5e", initiative_mod=1, station="gunner"), 0),
     ("Mek-7", "cleo", "sw5e", _stats("sw5e", initiative_mod=2, station="mechanic"), 0),
+    ("Captain Vrask", None, "sw5e", _stats("sw5e", initiative_mod=1, station="pilot"), 0),
     ("Kestrel", "ana", "hero", _stats("hero", spd=5, dex=23, initiative_dex=23, con=18, rec=8, ocv=8, dcv=8,
                                       stun=40, stun_max=40, body=12, body_max=12, end=40, end_max=40), 0),
     ("Bulwark", "ben", "hero", _stats("hero", spd=3, dex=14, initiative_dex=14, con=25, rec=12, ocv=6, dcv=5,
@@ -49,12 +50,17 @@ CHARACTERS = [
     ("Rosa Okafor", "cleo", "expanse", _stats("expanse", dexterity=3, accuracy=3, constitution=2, fighting=1,
                                               perception=2, strength=1, defense=13, toughness=2, armour="light",
                                               focuses="Dexterity (Initiative), Accuracy (Pistols)",
-                                              fortune=18, fortune_max=18, level=2, speed=12), 0),
+                                              fortune=18, fortune_max=18, level=2, speed=12, weapons="Pistol"), 0),
     ("Marcus Bell", "ana", "expanse", _stats("expanse", dexterity=1, accuracy=2, constitution=3, fighting=3,
                                              strength=3, defense=11, toughness=3, armour="medium", fortune=15,
-                                             fortune_max=15, level=2, speed=9), 0),
+                                             fortune_max=15, level=2, speed=9,
+                                             weapons="Pistol, Heavy melee weapon"), 0),
     ("OPA Thug", None, "expanse", _stats("expanse", dexterity=1, fighting=2, accuracy=1, constitution=1,
-                                         defense=11, toughness=1, fortune=0, fortune_max=0), 4),
+                                         defense=11, toughness=1, fortune=0, fortune_max=0,
+                                         weapons="Pistol, Light melee weapon"), 4),
+    ("Protogen Sniper", None, "expanse", _stats("expanse", dexterity=2, accuracy=3, perception=2, constitution=1,
+                                                defense=12, toughness=1, fortune=4, fortune_max=4,
+                                                focuses="Accuracy (Rifles)", weapons="Rifle"), 0),
 ]
 
 
@@ -97,19 +103,22 @@ class Command(BaseCommand):
             defaults=dict(livability_rating=4, mi_health=3, mi_health_max=3, size="medium", tier=1,
                           hull=45, hull_max=45, shields=30, shields_max=30, hull_dice=6, shield_dice=6,
                           shield_type="directional", reactor="power_core", coupling="hub_and_spoke",
-                          power_central=1, power_engines=1),
+                          power_central=1, power_engines=1, weapons="laser cannons, ion cannon", con_mod=1),
         )
-        Ship.objects.get_or_create(
+        # The SW5e enemy: an NPC ship, so its page and numbers are the GM's alone.
+        talon, _ = Ship.objects.get_or_create(
             campaign=campaign, name="Red Talon",
-            defaults=dict(livability_rating=2, mi_health=2, mi_health_max=2, size="small", tier=2,
-                          hull=28, hull_max=28, shields=24, shields_max=24, hull_dice=5, shield_dice=5,
-                          shield_type="quick_charge", reactor="fuel_cell", coupling="direct", power_central=2),
+            defaults=dict(side=Ship.Side.NPC, livability_rating=2, mi_health=2, mi_health_max=2, size="small",
+                          tier=2, hull=28, hull_max=28, shields=24, shields_max=24, hull_dice=5, shield_dice=5,
+                          shield_type="quick_charge", reactor="fuel_cell", coupling="direct", power_central=2,
+                          weapons="twin blasters", initiative_mod=2),
         )
-        for name, station in (("Tess Varro", "pilot"), ("Oru Dax", "gunner"), ("Mek-7", "mechanic")):
-            CrewAssignment.objects.get_or_create(
-                ship=ship, character=Character.objects.get(campaign=campaign, name=name),
-                defaults={"station": station},
-            )
+        for crewed, name, station in ((ship, "Tess Varro", "pilot"), (ship, "Oru Dax", "gunner"),
+                                      (ship, "Mek-7", "mechanic"), (talon, "Captain Vrask", "pilot")):
+            character = Character.objects.get(campaign=campaign, name=name)
+            if station == "pilot" and crewed.crew.filter(station="pilot").exclude(character=character).exists():
+                continue  # someone else has taken the helm since: keep their post
+            CrewAssignment.objects.get_or_create(ship=crewed, character=character, defaults={"station": station})
 
         self._demo_encounter(campaign, users["gm"], ship)
         self.stdout.write(self.style.SUCCESS(f"Demo campaign “{campaign.name}” is ready."))

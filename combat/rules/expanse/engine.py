@@ -43,6 +43,9 @@ SETTINGS = (
             choices=((1, "1"), (2, "2"), (3, "3"))),
     Setting("extra_stunts", "More stunts (Name cost or Name min-max, separated by ;)", "",
             help='For example "Called Shot 4; Feint 1-3; Hostage 4+".'),
+    Setting("entered_dice", "Players may enter the faces of physical dice", False,
+            help="Attacks, grenades and ability tests then take the three dice typed in (the last is the Drama "
+                 "Die) and, for a hit, the damage dice; the server rolls whatever is left empty."),
 )
 
 CANNOT_ACT = ("Unconscious", "Helpless")
@@ -84,6 +87,7 @@ class Fighter:
     level: int = 1
     conditions: tuple[str, ...] = ()
     aware_of: tuple[str, ...] = ()
+    weapons: tuple[str, ...] = ()  # weapon keys from the sheet, for the attack builder ("": any weapon type)
     initiative: int = 0
     drama: int = 0
     cover: int = 0
@@ -146,6 +150,8 @@ class TestRecord:
     scatter: int = 0
     resist: bool = False  # resistance tests earn no stunt points
     note: str = ""
+    entered: bool = False  # the test's three dice were typed in from physical dice
+    damage_entered: bool = False
     locked: bool = False  # something was built on this test: Fortune can no longer change its dice
 
     @property
@@ -304,6 +310,11 @@ class State:
     def begun(self) -> bool:
         return self.round >= 1
 
+    @property
+    def phase(self) -> int:
+        """AGE rounds have no phases; the review and the exports group the log by round and turn (phase 0)."""
+        return 0
+
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower().replace("'", "")).strip("_")
@@ -436,6 +447,8 @@ class Attack(Command):
     fragile: bool = False
     modifier: int = 0  # the GM's situational modifier
     free: bool = False  # the extra attack a stunt granted (Lightning Attack, Double-Team)
+    entered: tuple[int, ...] = ()  # physical dice: the test's three faces, the Drama Die last
+    damage_entered: tuple[int, ...] = ()  # physical dice: the damage roll, used only if the attack hits
 
 
 @dataclass(frozen=True)
@@ -447,6 +460,8 @@ class ThrowGrenade(Command):
     targets: str = ""  # comma-separated ids of everyone within 5 m of where it is aimed
     distance: int = 0
     modifier: int = 0
+    entered: tuple[int, ...] = ()
+    damage_entered: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -469,6 +484,7 @@ class AbilityTest(Command):
     action: str = "major"  # "major" (another major action), "minor" (Activate) or "free"
     resist: bool = False
     note: str = ""
+    entered: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1101,6 +1117,9 @@ def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats:
     conditions = tuple(c for c in (stats.get("conditions") or ()) if c in CONDITIONS)
     armour = stats.get("armour", "none")
     shield = stats.get("shield", "none")
+    by_label = {w.label.lower(): key for key, w in T.WEAPONS.items()}
+    weapons = tuple(dict.fromkeys(by_label.get(str(w).strip().lower(), str(w).strip().lower())
+                                  for w in (stats.get("weapons") or ())))
     return Fighter(
         id=key, name=name, side=side, owner=owner,
         abilities={a: number(ability_key(a), 1) for a in ABILITIES},
@@ -1109,7 +1128,7 @@ def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats:
         armour=armour if armour in ARMOUR else "none", shield=shield if shield in T.SHIELDS else "none",
         speed=max(0, number("speed", 11)), fortune=min(max(0, number("fortune", 15)), fortune_max),
         fortune_max=fortune_max, level=max(1, number("level", 1)), conditions=conditions,
-        aware_of=tuple(aware_of),
+        aware_of=tuple(aware_of), weapons=tuple(w for w in weapons if w in T.WEAPONS),
     )
 
 
@@ -1123,6 +1142,29 @@ def _note(text: str, limit: int = 200) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _test_faces(state: State, entered: tuple[int, ...], dice: Dice) -> tuple[tuple[int, ...], bool]:
+    """The three dice of a test: typed in from physical dice (when the GM allows it) or rolled by the server."""
+    if not entered:
+        return dice.roll(3, 6), False
+    _require(bool(state.settings.get("entered_dice")), "The GM has the server roll the dice in this encounter.")
+    _require(len(entered) == 3, "Enter the three dice of the test, the Drama Die last.")
+    _require(all(1 <= face <= 6 for face in entered), "Each die of a test shows a face from 1 to 6.")
+    return tuple(entered), True
+
+
+def _check_damage_entry(state: State, entered: tuple[int, ...], count: int, sides: int) -> None:
+    """Typed-in damage dice are checked before anything is rolled, hit or miss."""
+    if not entered:
+        return
+    _require(bool(state.settings.get("entered_dice")), "The GM has the server roll the dice in this encounter.")
+    _require(len(entered) == count, f"The damage is {count}d{sides}: enter {count} {'die' if count == 1 else 'dice'} or none.")
+    _require(all(1 <= face <= sides for face in entered), f"Each damage die shows a face from 1 to {sides}.")
+
+
+def _damage_faces(entered: tuple[int, ...], count: int, sides: int, dice: Dice) -> tuple[tuple[int, ...], bool]:
+    return (tuple(entered), True) if entered else (dice.roll(count, sides), False)
 
 
 def decide(state: State, command: Command, dice: Dice) -> list[Event]:
@@ -1341,9 +1383,10 @@ def _attack(state: State, c: Attack, dice: Dice) -> list[Event]:
         modifier += T.CHARGE_BONUS
     modifier += c.modifier - c.clumsy
 
-    faces = dice.roll(3, 6)
     kind = "stunt_attack" if c.action == "stunt_attack" else "attack"
     count, sides = damage_dice(f, c.weapon, c.stunning)
+    _check_damage_entry(state, c.damage_entered, count, sides)
+    faces, entered = _test_faces(state, c.entered, dice)
     bonus = 0
     if weapon.damage_abilities:
         choices = weapon.damage_abilities
@@ -1357,10 +1400,11 @@ def _attack(state: State, c: Attack, dice: Dice) -> list[Event]:
         id=state.next_id, fighter=f.id, kind=kind, action=c.action, ability=weapon.test_ability, focus=focus,
         faces=faces, modifier=modifier, tn=tn, target=target.id if target else "", object_size=c.object_size,
         weapon=c.weapon, damage_sides=sides, damage_dice=count, damage_bonus=bonus, weak=c.weak,
-        stunning=c.stunning, fragile=c.fragile, ranged=ranged,
+        stunning=c.stunning, fragile=c.fragile, ranged=ranged, entered=entered,
     )
     if test.success and test.damaging:
-        test = replace(test, damage_faces=dice.roll(count, sides))
+        damage, typed = _damage_faces(c.damage_entered, count, sides, dice)
+        test = replace(test, damage_faces=damage, damage_entered=typed)
     return [Tested(test=test, slot=slot, metres=moved)]
 
 
@@ -1384,12 +1428,16 @@ def _throw_grenade(state: State, c: ThrowGrenade, dice: Dice) -> list[Event]:
     targets = _parse_targets(state, c.targets)
     modifier, focus = test_bonus(state, f, "Accuracy", weapon.focuses)
     modifier += T.COVER.get(f.cover, (0, 0))[1] + (T.AIM_BONUS if f.aim else 0) + c.modifier
+    _check_damage_entry(state, c.damage_entered, weapon.dice, weapon.sides)
+    faces, entered = _test_faces(state, c.entered, dice)
     test = TestRecord(id=state.next_id, fighter=f.id, kind="grenade", action="ranged_attack", ability="Accuracy",
-                      focus=focus, faces=dice.roll(3, 6), modifier=modifier, tn=T.GRENADE_TN, targets=targets,
-                      weapon="grenade", damage_sides=weapon.sides, damage_dice=weapon.dice, ranged=True)
+                      focus=focus, faces=faces, modifier=modifier, tn=T.GRENADE_TN, targets=targets,
+                      weapon="grenade", damage_sides=weapon.sides, damage_dice=weapon.dice, ranged=True,
+                      entered=entered)
     if test.success:
         if targets:
-            test = replace(test, damage_faces=dice.roll(weapon.dice, weapon.sides))
+            damage, typed = _damage_faces(c.damage_entered, weapon.dice, weapon.sides, dice)
+            test = replace(test, damage_faces=damage, damage_entered=typed)
     else:
         test = replace(test, scatter=dice.roll(1, T.GRENADE_SCATTER_SIDES)[0])
     return [Tested(test=test, slot=slot)]
@@ -1411,8 +1459,10 @@ def _ability_test(state: State, c: AbilityTest, dice: Dice) -> list[Event]:
     action = {"major": "other_major", "minor": "activate", "free": "free"}[c.action]
     slot = "none" if c.action == "free" else _slot(state, f, action)
     modifier, focus = test_bonus(state, f, c.ability, _focuses(c.focus, ()))
+    faces, entered = _test_faces(state, c.entered, dice)
     test = TestRecord(id=state.next_id, fighter=f.id, kind="test", action=action, ability=c.ability, focus=focus,
-                      faces=dice.roll(3, 6), modifier=modifier, tn=c.tn, resist=c.resist, note=_note(c.note, 80))
+                      faces=faces, modifier=modifier, tn=c.tn, resist=c.resist, note=_note(c.note, 80),
+                      entered=entered)
     return [Tested(test=test, slot=slot)]
 
 
@@ -1468,6 +1518,7 @@ def _guard_up(state: State, c: GuardUp, dice: Dice) -> list[Event]:
     f = _acting(state, c.actor)
     _slot(state, f, "guard_up")
     _require(c.bonus in T.GUARD_UP_CHOICES, "Guard Up adds +1 or +2 to Defense.")
+    _require("guard_up" not in state.turn_actions, f"{f.name} has already guarded up this turn: +1 or +2, once.")
     _require("defend" not in state.turn_actions, f"{f.name} took Defend this turn and cannot also Guard Up.")
     _require(state.majors_taken == 0, f"Guard Up must come before any major action on {f.name}'s turn.")
     return [GuardedUp(fighter=f.id, bonus=c.bonus)]
@@ -2391,7 +2442,7 @@ def _verdict(state: State, t: TestRecord, gm: bool, name, secret) -> str:
 def _describe_test(state: State, event: Tested, gm: bool, name, secret) -> str:
     t = event.test
     lead = {"prepared": "Interrupting, ", "free": "With an extra attack, "}.get(event.slot, "")
-    roll = _dice_text(t.faces, t.modifier)
+    roll = _dice_text(t.faces, t.modifier) + (" (physical dice)" if t.entered else "")
     actor = name(t.fighter)
     if t.kind == "grenade":
         return f"{lead}{actor} throws a grenade: {roll} against TN {t.tn}, {_verdict(state, t, gm, name, secret)}"

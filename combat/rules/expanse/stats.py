@@ -17,6 +17,12 @@ ARMOUR = {
     "power": ("Power armour", 12, 0),
 }
 
+# The weapon types of the seed's damage and range tables (the engine's `tables.WEAPONS`, by label).
+WEAPONS = (
+    "Unarmed", "Makeshift weapon", "Light melee weapon", "Heavy melee weapon", "Pistol", "Rifle", "Bow",
+    "Thrown weapon", "Grenade",
+)
+
 CONDITIONS = (
     "Injured", "Wounded", "Taken out", "Prone", "Fatigued", "Exhausted", "Helpless", "Unconscious",
     "Blinded", "Deafened", "Restrained", "Hindered", "Free-falling", "Dying",
@@ -39,6 +45,8 @@ STATS = StatSchema(
         Stat("armour", "Armour", CHOICE, default="none", choices=tuple((k, v[0]) for k, v in ARMOUR.items()),
              group="Combat"),
         Stat("speed", "Speed (m)", INT, default=11, min=0, max=40, group="Combat"),
+        Stat("weapons", "Weapons", TAGS, default=(), group="Combat", allowed_tags=WEAPONS,
+             help='What the attack builder offers, e.g. "Pistol, Light melee weapon"; empty offers every type.'),
         Stat("fortune", "Fortune", INT, default=15, min=0, max=200, group="Fortune"),
         Stat("fortune_max", "Maximum Fortune", INT, default=15, min=0, max=200, group="Fortune"),
         Stat("level", "Level", INT, default=1, min=1, max=20, group="Fortune"),

@@ -328,6 +328,16 @@ class State:
     def custom_action(self, key: str) -> CustomAction | None:
         return next((a for a in self.custom_actions if a.key == key), None)
 
+    @property
+    def turn(self) -> str:
+        """The ship taking its turn: what the log, the review and exports group entries by."""
+        return self.ship_turn
+
+    @property
+    def phase(self) -> int:
+        """The ship turn's place in the initiative order (1 for the first ship), 0 outside a ship turn."""
+        return self.order.index(self.ship_turn) + 1 if self.ship_turn in self.order else 0
+
 
 def ship_order(state: State) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """(ship ids highest initiative first, groups of tied ships the GM has not ordered yet)."""
@@ -493,6 +503,7 @@ class Damage(Command):
     ship: str = ""
     amount: int = 0
     note: str = ""
+    by: str = ""  # optional: the ship or crew member that dealt it (for the log and the after-action review)
 
 
 @dataclass(frozen=True)
@@ -679,6 +690,7 @@ class ShipDamaged(Event):
     ship: str = ""
     amount: int = 0
     note: str = ""
+    by: str = ""  # the ship or crew member that dealt it ("" when the GM did not say)
 
 
 @dataclass(frozen=True)
@@ -1139,7 +1151,9 @@ def _damage(state: State, c: Damage, dice: Dice) -> list[Event]:
     ship = state.ship(c.ship)
     _require(ship.status != "destroyed", f"{ship.name} is already destroyed.")
     _require(1 <= c.amount <= 100_000, "Damage must be a positive whole number.")
-    return [ShipDamaged(ship=ship.id, amount=c.amount, note=_clean_text(c.note))]
+    if c.by and not any(s.id == c.by for s in state.ships):
+        state.fighter(c.by)  # a crew member, or a sentence
+    return [ShipDamaged(ship=ship.id, amount=c.amount, note=_clean_text(c.note), by=c.by)]
 
 
 def _adjust_ship(state: State, c: AdjustShip, dice: Dice) -> list[Event]:
@@ -1147,7 +1161,7 @@ def _adjust_ship(state: State, c: AdjustShip, dice: Dice) -> list[Event]:
     _require(ship.status != "destroyed", f"{ship.name} is destroyed.")
     _require(c.what in ADJUSTABLE, "Choose hull, shields, hull dice, shield dice or a power store.")
     top = _top(ship, c.what)
-    _require(0 <= c.value <= top, f"{_what_label(c.what)} of {ship.name} must be from 0 to {top}.")
+    _require(0 <= c.value <= top, f"{what_label(c.what)} of {ship.name} must be from 0 to {top}.")
     return [ShipAdjusted(ship=ship.id, what=c.what, value=c.value)]
 
 
@@ -1183,7 +1197,7 @@ def _top(ship: Ship, what: str) -> int:
     return ship.capacity(what.removeprefix("power_"))
 
 
-def _what_label(what: str) -> str:
+def what_label(what: str) -> str:
     if what.startswith("power_"):
         return f"Power dice in the {STORE_LABELS[what.removeprefix('power_')]}"
     return {"hull": "Hull points", "shields": "Shield points", "hull_dice": "Hull dice",
@@ -1504,6 +1518,9 @@ def _describe(state: State, event: Event, gm: bool) -> str | None:
         verdict = {"disabled": "; it is disabled", "destroyed": "; it is destroyed"}.get(status, "") \
             if status != ship.status else ""
         note = f" ({event.note})" if event.note else ""
+        if event.by:
+            dealer = ship_name(event.by) if any(s.id == event.by for s in state.ships) else name(event.by)
+            note = f" from {dealer}{note}"
         if secret(ship.id):
             return f"{ship.name} takes {event.amount} damage{note}{verdict}."
         return (f"{ship.name} takes {event.amount} damage{note}: {to_shields} to shields and {to_hull} to hull "
@@ -1512,7 +1529,7 @@ def _describe(state: State, event: Event, gm: bool) -> str | None:
     if isinstance(event, ShipAdjusted):
         if secret(event.ship):
             return None
-        return f"The GM sets {_what_label(event.what).lower()} of {ship_name(event.ship)} to {event.value}."
+        return f"The GM sets {what_label(event.what).lower()} of {ship_name(event.ship)} to {event.value}."
     if isinstance(event, ActionAllowed):
         helm = " (helm only)" if event.helm else ""
         return f"The GM allows a new action: {event.label}{helm}."

@@ -1,0 +1,413 @@
+"""SW5e starship combat at the table: several ships in initiative order; each ship turn starts with the reactor's
+power dice and the shield-regeneration choice, then the crew aboard take their turns in the order the helm
+settles.
+
+The builder picks the campaign's ships (party and NPC ships) with surprise per ship and per crew member; crews
+come from the ships' crew assignments and are edited in the encounter's set-up stage. The engine keys ships by
+f"ship{pk}", so ending the encounter writes hull, shields, hull and shield dice and stored power dice back to
+those `ships.Ship` rows (only ships of the encounter's campaign).
+
+The numbers of an NPC ship (hull, shields, dice, power, the GM's initiative for it, its surprise and crew) go
+into the GM's view model only, unless the encounter's `enemy_numbers` setting makes them public: a player's
+view names such a ship and says what happens to it (damage dealt is public), never what it holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from combat.rules.core import RuleError
+from combat.rules.sw5e import engine as sw
+from combat.rules.sw5e import review  # noqa: F401  (the model's after-action facts)
+from combat.rules.sw5e import ship as sws
+from combat.rules.sw5e.stats import STATIONS
+from ships.models import CrewAssignment, Ship
+
+ENEMIES_REQUIRED = False  # the other side is NPC ships; NPC crew are optional (the GM acts for a crewless ship)
+TAKING_PART = (("", "Not in this fight"), ("ready", "In the fight"), ("surprised", "In the fight, surprised"))
+STAGE_TITLES = {"power": "the reactor's power dice wait for the crew",
+                "start": "the crew may regenerate shields",
+                "crew": "crew turns"}
+STATUS_LABELS = {"active": "", "disabled": "disabled", "destroyed": "destroyed"}
+COUPLING_LABELS = dict(sws.COUPLING_CHOICES)
+
+
+def ship_key(pk: int) -> str:
+    return f"ship{pk}"
+
+
+def ship_dict(row: Ship, *, side: str | None = None, surprised: bool = False, crew: dict | None = None) -> dict:
+    """The engine's description of a ships.Ship row (see combat.rules.sw5e.engine)."""
+    return {
+        "id": ship_key(row.pk), "name": row.name, "side": side or row.side, "size": row.size, "tier": row.tier,
+        "hull": row.hull, "hull_max": row.hull_max, "shields": row.shields, "shields_max": row.shields_max,
+        "hull_dice": row.hull_dice, "shield_dice": row.shield_dice, "shield_type": row.shield_type,
+        "reactor": row.reactor, "coupling": row.coupling, "power": row.stored_power(),
+        "weapons": row.weapon_list(), "con_mod": row.con_mod, "initiative_mod": row.initiative_mod,
+        "surprised": surprised, "crew": crew or {},
+    }
+
+
+# --- building and starting ---------------------------------------------------------------------------------------
+
+def build_form(form) -> None:
+    """One "takes part / surprised" choice per ship of the campaign, and surprised crew members. The generic
+    "unseen" choice means nothing here (surprise does that job), so it is not offered."""
+    form.sw5e_ships = list(Ship.objects.filter(campaign=form.campaign).order_by("-side", "name", "pk"))
+    if not any(not row.is_npc for row in form.sw5e_ships):
+        form.fields["model"].help_text = ("SW5e fights are between ships: add the party's ship (and any NPC ships) "
+                                          "from the campaign page first.")
+    for row in form.sw5e_ships:
+        form.fields[f"ship_{row.pk}"] = forms.ChoiceField(
+            label=f"{row.name} ({'NPC ship' if row.is_npc else 'party ship'})", choices=TAKING_PART, required=False,
+            initial="", error_messages={"invalid_choice": "Choose whether the ship is in this fight."})
+    people = [(c.pk, c.name) for c in form.fields["pcs"].queryset] + [(c.pk, c.name) for c in form.npcs]
+    form.fields["surprised_crew"] = forms.TypedMultipleChoiceField(
+        label="Surprised crew members (they lose their first turn)", choices=people, coerce=int, required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="The crew come from each ship's stations; the GM can change them before combat starts.")
+    form.fields["hidden"].widget = forms.MultipleHiddenInput()
+
+
+def clean_form(form, cleaned) -> dict:
+    chosen = [(row, cleaned.get(f"ship_{row.pk}") or "") for row in form.sw5e_ships]
+    chosen = [(row, value == "surprised") for row, value in chosen if value]
+    if not any(not row.is_npc for row, _ in chosen):
+        raise ValidationError("Choose at least one party ship for this fight.")
+    try:  # the ships' numbers as the engine reads them: a sentence now rather than a failure when it starts
+        sw.initial_state([ship_dict(row) for row, _ in chosen], (), cleaned.get("settings"))
+    except RuleError as exc:
+        raise ValidationError(str(exc)) from None
+    # NPC crew at the chosen ships' stations come along (one of each), so the GM can act for them.
+    enemies = list(cleaned.get("enemies") or [])
+    present = {npc.pk for npc, _ in enemies}
+    posts = (CrewAssignment.objects.filter(ship__in=[row for row, _ in chosen], character__kind="npc")
+             .select_related("character").order_by("ship_id", "pk"))
+    for post in posts:
+        if post.character_id not in present:
+            enemies.append((post.character, 1))
+            present.add(post.character_id)
+    cleaned["enemies"] = enemies
+    cleaned["hidden"] = []
+    return {"ships": [{"pk": row.pk, "side": row.side, "surprised": surprised} for row, surprised in chosen],
+            "surprised_crew": sorted(set(cleaned.get("surprised_crew") or []))}
+
+
+def initial_state(engine, encounter, combatants):
+    """The set-up state: the chosen ships as they are now, crewed from their stations. A character with
+    stations on two chosen ships boards the first; the GM can move anyone before combat starts."""
+    setup = encounter.setup or {}
+    entries = [e for e in setup.get("ships") or [] if isinstance(e, dict) and isinstance(e.get("pk"), int)]
+    rows = {row.pk: row for row in Ship.objects.filter(campaign_id=encounter.campaign_id,
+                                                       pk__in=[e["pk"] for e in entries]).prefetch_related("crew")}
+    surprised = set(setup.get("surprised_crew") or [])
+    fighters, key_of = [], {}
+    for c in combatants:
+        stats = c.character.full_stats() if c.character else {}
+        fighter = engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats)
+        if c.character_id in surprised:
+            fighter = replace(fighter, surprised=True)
+        fighters.append(fighter)
+        if c.character_id:
+            key_of.setdefault(c.character_id, c.key)  # NPC kinds brought in several times: the first takes the post
+    aboard: set[str] = set()
+    ships = []
+    for entry in entries:
+        row = rows.get(entry["pk"])
+        if row is None:
+            continue
+        crew = {}
+        for post in row.crew.all():
+            key = key_of.get(post.character_id)
+            if key and key not in aboard:
+                crew[key] = post.station
+                aboard.add(key)
+        ships.append(ship_dict(row, side=entry.get("side") if entry.get("side") in ("pc", "npc") else None,
+                               surprised=bool(entry.get("surprised")), crew=crew))
+    return engine.initial_state(ships, tuple(fighters), encounter.settings)
+
+
+def write_back(encounter, state) -> None:
+    """Hull, shields, hull and shield dice and stored power dice go back to the encounter's campaign's ships,
+    kept within what each row allows now (the GM may have edited the ship meanwhile)."""
+    values = {}
+    for sid, kept in sw.write_back(state).items():
+        number = sid.removeprefix("ship")
+        if sid.startswith("ship") and number.isdigit():
+            values[int(number)] = kept
+    rows = list(Ship.objects.filter(campaign_id=encounter.campaign_id, pk__in=values))
+    for row in rows:
+        kept = values[row.pk]
+        row.hull = max(0, min(kept["hull"], row.hull_max))
+        row.shields = max(0, min(kept["shields"], row.shields_max))
+        row.hull_dice = max(0, min(kept["hull_dice"], row.hull_dice_max))
+        row.shield_dice = max(0, min(kept["shield_dice"], row.hull_dice_max))
+        for store in sws.STORES:
+            setattr(row, f"power_{store}", max(0, min(kept[f"power_{store}"],
+                                                      sws.store_capacity(row.coupling, store))))
+    fields = ["hull", "shields", "hull_dice", "shield_dice"] + [f"power_{s}" for s in sws.STORES]
+    Ship.objects.bulk_update(rows, fields)
+
+
+# --- pieces of the view models -----------------------------------------------------------------------------------
+
+def _power_die(state, ship) -> str:
+    sides = sw.power_die(state, ship)
+    return "a flat 1" if sides == 1 else f"d{sides}"
+
+
+def _numbers(state, ship) -> dict:
+    stores = [{"key": s, "label": s.capitalize(), "stored": ship.stored(s),
+               "capacity": ship.capacity(s), "free": ship.free(s)}
+              for s in sws.STORES if ship.capacity(s) or ship.stored(s)]
+    return {
+        "hull": ship.hull, "hull_max": ship.hull_max, "shields": ship.shields, "shields_max": ship.shields_max,
+        "hull_dice": ship.hull_dice, "shield_dice": ship.shield_dice, "dice_max": ship.dice_max, "die": ship.die,
+        "shield_type": sw.SHIELD_LABELS.get(ship.shield_type, ""), "regeneration": ship.regeneration,
+        "reactor": sw.REACTOR_LABELS.get(ship.reactor, ""), "coupling": COUPLING_LABELS.get(ship.coupling, ""),
+        "power_die": _power_die(state, ship), "stores": stores, "weapons": list(ship.weapons),
+    }
+
+
+def distribution(ship, pending: int) -> list[dict]:
+    """The stores the reactor's new dice can go to, each with a suggested share: fill them in order."""
+    out, left = [], pending
+    for store in sws.STORES:
+        if not ship.capacity(store):
+            continue
+        share = min(left, ship.free(store))
+        left -= share
+        out.append({"key": store, "label": sw.STORE_LABELS[store].capitalize(), "stored": ship.stored(store),
+                    "capacity": ship.capacity(store), "free": ship.free(store), "suggested": share})
+    return out
+
+
+def _taken_label(state, counted: str) -> str:
+    if counted.startswith("fire:"):
+        return f"Fire ({counted.removeprefix('fire:')})"
+    if counted in sw.MENU:
+        return sw.MENU[counted].label
+    custom = state.custom_action(counted)
+    return custom.label if custom else counted
+
+
+def _menu(state):
+    """(value to send, name it counts under, label, kind) of every action on the menu, the GM's free-text ones
+    last. Fire counts per weapon, so its name here is empty."""
+    for spec in sw.ACTION_MENU:
+        yield spec.key, sw.counted_key(spec.key) if spec.kind != "weapon" else "", spec.label, spec.kind
+    for custom in state.custom_actions:
+        yield custom.label, custom.key, custom.label, "helm" if custom.helm else "once"
+
+
+def weapons_left(ship) -> list[str]:
+    return [w for w in ship.weapons if sw.counted_key("fire", w) not in ship.actions]
+
+
+NOTES = {"repeat": "may repeat", "helm": "helm only", "boost": "once per ship turn", "weapon": "each weapon once"}
+
+
+def available_actions(state, ship, fighter=None) -> list[dict]:
+    """The actions still open to `ship` this round (once-per-round actions not yet taken aboard, boosts not yet
+    used this ship turn, weapons not yet fired); with `fighter`, only those that crew member may take."""
+    helm = state.helm(ship.id)
+    out = []
+    for value, counted, label, kind in _menu(state):
+        if counted and counted in ship.actions:
+            continue
+        if kind == "boost" and value in ship.boosts:
+            continue
+        if kind == "weapon" and ship.weapons and not weapons_left(ship):
+            continue
+        if fighter is not None:
+            if kind == "helm" and (helm is None or helm.id != fighter.id or fighter.helm_used):
+                continue
+            if kind == "boost" and state.ship_turn != ship.id:
+                continue
+        out.append({"value": value, "label": label, "kind": kind, "note": NOTES.get(kind, "")})
+    return out
+
+
+def _crew_row(state, f) -> dict:
+    return {"key": f.id, "name": f.name, "pc": f.is_pc, "station": sw.STATION_LABELS.get(f.station, ""),
+            "helm": f.station == "pilot", "acting": state.acting == f.id, "took_turn": f.took_turn,
+            "surprised": state.surprised_now(f), "initiative": f.initiative if f.is_pc else None}
+
+
+def _ship_row(state, ship, gm: bool) -> dict:
+    visible = gm or not state.hides(ship.id)
+    row = {"id": ship.id, "name": ship.name, "npc": ship.side != "pc", "status": ship.status,
+           "status_label": STATUS_LABELS.get(ship.status, ship.status), "turn": state.ship_turn == ship.id,
+           "visible": visible}
+    if visible:
+        row.update(initiative=state.ship_initiative(ship.id), surprised=ship.surprised, numbers=_numbers(state, ship),
+                   crew=[_crew_row(state, f) for f in state.crew(ship.id)],
+                   taken=[_taken_label(state, a) for a in ship.actions],
+                   available=available_actions(state, ship) if state.started else [])
+    return row
+
+
+def _targets(state, ship) -> list[dict]:
+    return [{"id": s.id, "name": s.name} for s in state.ships if s.id != ship.id and s.status != "destroyed"]
+
+
+def crew_controls(state, f) -> dict:
+    """What one crew member may do now, for their player's phone (and the GM's panel for whoever is acting)."""
+    ship = state.ship(f.ship) if f.ship else None
+    turn = ship is not None and state.ship_turn == ship.id
+    acting = state.acting == f.id
+    remaining = state.remaining_crew(ship.id) if turn else ()
+    nxt = remaining[0] if turn and state.crew_order and remaining else None
+    active = ship is not None and ship.active
+    visible = ship is not None and not state.hides(ship.id)
+    # A PC the GM put aboard an NPC ship whose numbers are hidden leaves its power and shields to the GM.
+    can_regen = (turn and visible and state.stage == "start" and active and 0 < ship.shields < ship.shields_max
+                 and ship.shield_dice > 0)
+    regen_note = ""
+    if turn and state.stage == "start" and not can_regen and visible:
+        if ship.shields_max == 0:
+            regen_note = f"{ship.name} has no shield generator."
+        elif ship.shields == 0:
+            regen_note = "The shields are down: regeneration cannot restart them."
+        elif ship.shields >= ship.shields_max:
+            regen_note = "The shields are full."
+        elif ship.shield_dice == 0:
+            regen_note = "No shield dice are left."
+    stores = [s for s in sws.STORES if ship is not None and ship.stored(s)] if visible else []
+    return {
+        "key": f.id, "name": f.name, "station": sw.STATION_LABELS.get(f.station, ""), "helm": f.station == "pilot",
+        "aboard": ship is not None, "ship_id": ship.id if ship else "", "ship_name": ship.name if ship else "",
+        "ship_status": STATUS_LABELS.get(ship.status, "") if ship else "",
+        "numbers": _numbers(state, ship) if visible else None,
+        "initiative": f.initiative, "can_roll": not state.started and f.is_pc and f.initiative is None,
+        "ship_turn": turn, "acting": acting, "surprised": state.surprised_now(f), "took_turn": f.took_turn,
+        "action_left": not f.action_used, "bonus": f.bonus_action, "bonus_left": f.bonus_action and not f.bonus_used,
+        "reaction_left": state.can_react(f),
+        "can_start": (turn and active and state.stage != "power" and not state.acting and not f.took_turn
+                      and (nxt is None or nxt.id == f.id)),
+        "waiting_for": nxt.name if nxt is not None and nxt.id != f.id and not f.took_turn else "",
+        "can_distribute": turn and visible and state.stage == "power",
+        "pending_power": state.pending_power if turn and visible else 0,
+        "distribution": distribution(ship, state.pending_power) if turn and visible and state.stage == "power" else [],
+        "can_regen": can_regen, "regen_note": regen_note,
+        "can_order": (turn and active and len(remaining) > 1 and not state.acting
+                      and not (state.order_final and f.station != "pilot")),
+        "order_choices": [{"key": m.id, "name": m.name} for m in remaining],
+        "can_end_ship": turn and not state.acting and (not active or (state.stage != "power" and not remaining)),
+        "actions": available_actions(state, ship, f) if ship is not None and state.started else [],
+        "ship_actions": available_actions(state, ship) if ship is not None and state.started else [],
+        "weapons": weapons_left(ship) if ship is not None else [],
+        "any_weapon": ship is not None and not ship.weapons,
+        "targets": _targets(state, ship) if ship is not None else [],
+        "spend_stores": [{"key": s, "label": sw.STORE_LABELS[s]} for s in stores],
+        "can_act": state.started and active and acting,
+        "can_react": state.started and active and not acting and state.can_react(f),
+        "can_spend": state.started and active and bool(stores),
+    }
+
+
+def _order_names(state, ids) -> list[str]:
+    names = []
+    for fid in ids:
+        try:
+            names.append(state.fighter(fid).name)
+        except RuleError:
+            continue
+    return names
+
+
+def _status(state, gm: bool) -> dict:
+    """Whose ship turn and whose crew turn it is, and the crew's order, as the viewer may see them."""
+    turn = state.ship(state.ship_turn) if state.ship_turn else None
+    open_to_viewer = turn is not None and (gm or not state.hides(turn.id))
+    remaining = state.remaining_crew(turn.id) if turn is not None else ()
+    nxt = remaining[0].name if remaining and state.crew_order and not state.acting else ""
+    by = state.fighter(state.order_by).name if state.order_by else "the GM"
+    return {
+        "turn_ship": turn.name if turn else "", "turn_ship_id": turn.id if turn else "",
+        # An NPC ship's stage would tell whether its reactor produced anything: a hidden number.
+        "stage": state.stage if open_to_viewer else "",
+        "stage_title": STAGE_TITLES.get(state.stage, "") if open_to_viewer else "",
+        "acting_name": state.fighter(state.acting).name if state.acting else "",
+        "next_name": nxt if open_to_viewer else "",
+        "crew_order": _order_names(state, state.crew_order) if open_to_viewer else [],
+        "order_final": state.order_final, "order_by": by,
+    }
+
+
+# --- what everyone sees ------------------------------------------------------------------------------------------
+
+def public_view(encounter, state, gm: bool) -> dict:
+    """The table for the GM (gm=True) or for every player: no per-user facts, no hidden NPC ship numbers."""
+    order = state.order if state.started else sw.ship_order(state)[0]
+    waiting = [f.name for f in state.pcs() if f.ship and f.initiative is None] if not state.started else []
+    view = {
+        "started": state.started, "round": state.round,
+        "ships": [_ship_row(state, state.ship(sid), gm) for sid in order],
+        "waiting_initiative": waiting, "outcome": sw.outcome(state),
+        "hidden_numbers": state.setting("enemy_numbers") != "public",
+        **_status(state, gm),
+    }
+    if gm:
+        view.update(_gm_view(state))
+    return view
+
+
+def _gm_view(state) -> dict:
+    """The GM's controls: set-up (initiative, ties, crews, surprise), the ship turn, corrections."""
+    _, ties = sw.ship_order(state)
+    ties = [g for g in ties if all(state.ship_initiative(sid) is not None for sid in g)]  # not "tied" at nothing
+    npc_only = [{"id": s.id, "name": s.name, "initiative": s.initiative,
+                 "roll": f"d20 {'+' if s.initiative_mod >= 0 else '−'} {abs(s.initiative_mod)}"}
+                for s in state.ships if not any(f.is_pc for f in state.crew(s.id))]
+    problems = []
+    if not state.started:
+        if any(f.is_pc and f.ship and f.initiative is None for f in state.fighters):
+            problems.append("every PC aboard a ship rolls initiative")
+        unset = [s["name"] for s in npc_only if s["initiative"] is None]
+        if unset:
+            problems.append(f"set the initiative of {', '.join(unset)}")
+        if ties:
+            problems.append("order the tied ships")
+    turn = state.ship(state.ship_turn) if state.ship_turn else None
+    remaining = state.remaining_crew(turn.id) if turn else ()
+    acting = state.fighter(state.acting) if state.acting else None
+    return {
+        "fighters": [{"key": f.id, "name": f.name, "pc": f.is_pc, "ship": f.ship,
+                      "ship_name": state.ship(f.ship).name if f.ship else "",
+                      "station": f.station, "station_label": sw.STATION_LABELS.get(f.station, ""),
+                      "surprised": f.surprised, "initiative": f.initiative} for f in state.fighters],
+        "ship_choices": [{"id": s.id, "name": s.name, "surprised": s.surprised} for s in state.ships
+                         if s.status != "destroyed"],
+        "stations": STATIONS, "npc_only": npc_only,
+        "ties": [[{"id": sid, "name": state.ship(sid).name} for sid in group] for group in ties],
+        "start_problems": problems,
+        "turn": {
+            "id": turn.id, "name": turn.name, "active": turn.active, "pending_power": state.pending_power,
+            "distribution": distribution(turn, state.pending_power) if state.stage == "power" else [],
+            "can_regen": (state.stage == "start" and turn.active and 0 < turn.shields < turn.shields_max
+                          and turn.shield_dice > 0),
+            "remaining": [{"key": f.id, "name": f.name} for f in remaining],
+            "can_end": not state.acting and (not turn.active or (state.stage != "power" and not remaining)),
+        } if turn else None,
+        "acting": crew_controls(state, acting) if acting else None,
+        "damage_ships": [{"id": s.id, "name": s.name} for s in state.ships if s.status != "destroyed"],
+        "dealers": [{"id": s.id, "name": s.name} for s in state.ships] + [{"id": f.id, "name": f.name}
+                                                                         for f in state.fighters],
+        "adjustable": [(what, sw.what_label(what)) for what in sw.ADJUSTABLE],
+        "custom_actions": [{"label": a.label, "helm": a.helm} for a in state.custom_actions],
+        "systems": sws.SYSTEMS,
+    }
+
+
+def private_view(encounter, state, user_id: int) -> dict:
+    """One player's own crew members: their ship's state, their action economy and what they may do now."""
+    mine = [crew_controls(state, f) for f in state.pcs() if f.owner == user_id]
+    return {"mine": mine, "started": state.started, "round": state.round,
+            "entered_initiative": bool(state.setting("entered_initiative")), "systems": sws.SYSTEMS,
+            **_status(state, False),
+            "your_turn": any(m["acting"] for m in mine),
+            "you_may_act": any(m["can_start"] or m["can_roll"] or m["can_distribute"] for m in mine)}
