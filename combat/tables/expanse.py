@@ -1,0 +1,413 @@
+"""The Expanse (AGE) at the table: the initiative order with its Drama Dice, one turn at a time, attacks built
+on the phone, stunt points spent within budget, and damage absorbed by the player's own choice.
+
+Every number an enemy has (Defense, Toughness, Fortune, initiative, stunt points) is put into the GM's view
+model only; a player's view names enemies the party is aware of and says what they do, never what they have.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from combat.rules.core import RuleError
+from combat.rules.expanse import engine as ex
+from combat.rules.expanse import review  # noqa: F401  (the model's after-action facts)
+from combat.rules.expanse import tables as T
+from combat.rules.expanse.stats import CONDITIONS
+
+DAMAGE_CONDITIONS = tuple(c for c in CONDITIONS if c != T.TAKEN_OUT)
+EFFECT_LABELS = {
+    "": "None (narrated only)", "fortune": "Regain Fortune per SP", "initiative": "+3 initiative per SP",
+    "defense": "+1 Defense per SP", "cover": "Cover rating per SP", "guardian": "Take an ally's damage",
+    "skirmish": "Move 2 m per SP", "makeshift": "A makeshift weapon", "group_tactics": "An ally moves",
+    "double_team": "An ally attacks", "injure": "Injure the target", "knock_prone": "Knock the target prone",
+    "lightning_attack": "A second attack", "overcome_toughness": "Damage ignores Toughness",
+}
+ALLY_EFFECTS = ("guardian", "group_tactics", "double_team")
+
+
+# --- building and starting ---------------------------------------------------------------------------------------
+
+def _stunt_list(value: str) -> None:
+    """GM stunts typed in the builder: each needs a name and a cost, and no name may repeat the list's."""
+    try:
+        extra = ex.parse_stunts(value)
+    except RuleError as exc:
+        raise ValidationError(str(exc)) from None
+    taken = {s.key for s in T.STUNTS}
+    for stunt in extra:
+        if stunt.key in taken:
+            raise ValidationError(f"There is already a stunt called {stunt.name}.")
+        taken.add(stunt.key)
+
+
+def build_form(form) -> None:
+    form.fields["extra_stunts"] = forms.CharField(
+        label="More stunts for this encounter", required=False, max_length=500, validators=[_stunt_list],
+        help_text='Name and SP cost, separated by ";", e.g. "Called Shot 4; Feint 1-3; Hostage 4+". '
+                  "The GM can add more during the fight.")
+
+
+def clean_form(form, cleaned) -> dict:
+    return {"extra_stunts": cleaned.get("extra_stunts") or ""}
+
+
+def initial_state(engine, encounter, combatants):
+    fighters = []
+    for c in combatants:
+        others = [o for o in combatants if o.side != c.side and not o.hidden]
+        stats = c.character.full_stats() if c.character else {}
+        fighters.append(engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats,
+                                                  tuple(o.key for o in others)))
+    settings = {**encounter.settings, "extra_stunts": (encounter.setup or {}).get("extra_stunts", "")}
+    return engine.initial_state(tuple(fighters), settings)
+
+
+# --- what everyone sees ------------------------------------------------------------------------------------------
+
+def _seen(state) -> set[str]:
+    return {e for f in state.pcs() for e in f.aware_of}
+
+
+def _namer(state, gm: bool):
+    seen = _seen(state)
+
+    def name(fid: str) -> str:
+        f = next((x for x in state.fighters if x.id == fid), None)
+        if f is None:
+            return "someone"
+        return f.name if gm or f.side == "pc" or f.id in seen else "someone unseen"
+    return name
+
+
+def _ties(state) -> list[list[str]]:
+    """Groups of combatants tied on both initiative and the Drama Die (the GM settles them)."""
+    if not state.initiative_rolled:
+        return []
+    groups: dict[tuple[int, int], list[str]] = {}
+    for fid in state.order:
+        f = state.fighter(fid)
+        groups.setdefault((f.initiative, f.drama), []).append(fid)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def _effects(state, f) -> list[str]:
+    """The timed effects on `f` in words, each with when it ends."""
+    name = _namer(state, True)
+    out = []
+    for e in state.effects_on(f.id):
+        until = "until the end of the round" if e.until == "round_end" else (
+            "until the start of their next turn" if e.source == f.id else f"until {name(e.source)}'s next turn")
+        text = {
+            "defend": f"Defend +{e.defense} Defense",
+            "all_out": f"All-Out Attack {e.defense} Defense",
+            "guard_up": f"Guard Up +{e.defense} Defense and {e.tests} on tests",
+            "duck_and_weave": f"Duck and Weave +{e.defense} Defense",
+            "stand_firm": "Standing firm with " + ("Strength (Might)" if e.other == "Strength"
+                                                  else "Dexterity (Acrobatics)"),
+            "press": f"Pressing the attack on {name(e.other)}" + (" (they moved: pursue!)" if e.triggered else ""),
+            "guardian": f"{name(e.other)} takes up to {e.points} of their damage",
+        }.get(e.kind, e.kind)
+        out.append(f"{text} {until}")
+    return out
+
+
+def _row(state, f, gm: bool, ties: set[str]) -> dict:
+    open_to_all = gm or f.side == "pc"
+    row = {
+        "key": f.id, "name": f.name, "pc": f.side == "pc", "acting": state.turn == f.id,
+        "interrupting": state.interrupt == f.id, "out": f.out, "rolled_over": f.rolled_over,
+        "conditions": list(f.conditions), "cover": T.COVER_LABELS.get(f.cover, "") if f.cover else "",
+        "prepared": T.MAJOR_ACTIONS.get(f.prepared, f.prepared) if f.prepared else "",
+        "jammed": [T.WEAPONS[w].label for w in f.jammed if w in T.WEAPONS], "numbers": open_to_all,
+    }
+    facts = [", ".join(row["conditions"])] if row["conditions"] else []
+    facts += [row["cover"]] if row["cover"] else []
+    facts += [f"jammed: {', '.join(row['jammed'])}"] if row["jammed"] else []
+    facts += [f"prepared: {row['prepared']}"] if row["prepared"] else []
+    if open_to_all:
+        row.update(initiative=f.initiative, drama=f.drama, defense=ex.defense(state, f),
+                   toughness=ex.toughness(f), fortune=f.fortune, fortune_max=f.fortune_max, sp=f.sp,
+                   tied=gm and f.id in ties, unseen=gm and f.side != "pc" and f.id not in _seen(state))
+        facts += _effects(state, f)
+    row["facts"] = facts
+    return row
+
+
+def public_view(encounter, state, gm: bool) -> dict:
+    """The table for the GM (gm=True) or for every player: no per-user facts, no enemy numbers for players."""
+    name = _namer(state, gm)
+    seen = _seen(state)
+    ties = _ties(state)
+    tied = {fid for g in ties for fid in g}
+    ids = state.order if state.initiative_rolled else tuple(f.id for f in state.fighters)
+    visible = [state.fighter(fid) for fid in ids if gm or state.fighter(fid).side == "pc" or fid in seen]
+    waiting = []
+    for h in state.hits:
+        target = state.fighter(h.target)
+        if not h.open or not (gm or target.side == "pc" or target.id in seen):
+            continue
+        waiting.append({"id": h.id, "target": name(h.target), "attacker": name(h.attacker),
+                        "remaining": h.remaining if gm or target.side == "pc" else None,
+                        "stage": h.stage, "pc": target.side == "pc"})
+    view = {
+        "round": state.round, "begun": state.begun, "initiative_rolled": state.initiative_rolled,
+        "breathers_taken": state.ended, "turn": state.turn, "turn_name": name(state.turn) if state.turn else "",
+        "interrupt_name": name(state.interrupt) if state.interrupt else "",
+        "order": [_row(state, f, gm, tied) for f in visible], "waiting": waiting,
+        "blast": ({"thrower": name(state.blast.thrower), "scatter": state.blast.scatter} if state.blast else None),
+        "churn_on": bool(state.settings.get("churn")),
+    }
+    if gm:
+        view.update(_gm_view(state, ties))
+    return view
+
+
+def _gm_view(state, ties) -> dict:
+    panels = []
+    for fid in dict.fromkeys([state.interrupt, state.turn, *(a.fighter for a in state.free_attacks)]):
+        if fid:
+            panels.append(_panel(state, state.fighter(fid), gm=True))
+    everyone = [{"key": f.id, "name": f.name} for f in state.fighters]
+    return {
+        "entered_dice": bool(state.settings.get("entered_dice")),
+        "churn": state.churn, "churn_jam_cost": state.settings.get("churn_jam_cost", 1),
+        "tie_groups": [[{"key": fid, "name": state.fighter(fid).name} for fid in g] for g in ties],
+        "can_break_ties": state.initiative_rolled and not state.begun,
+        "everyone": everyone, "conditions": CONDITIONS, "panels": panels,
+        "prepared": [{"key": f.id, "name": f.name, "action": T.MAJOR_ACTIONS.get(f.prepared, f.prepared)}
+                     for f in state.fighters if f.prepared and f.can_act and f.id != state.turn],
+        "roll_overs": [{"key": f.id, "name": f.name, "condition": f.roll_over_asked}
+                       for f in state.fighters if f.roll_over_asked and not f.out],
+        "hits": [_hit(state, h, state.fighter(h.target), gm=True) for h in state.hits if h.open],
+        "stunts": [{"name": s.name, "cost": s.cost_label, "text": s.text, "effect": s.effect}
+                   for s in state.stunts],
+        "effects": list(EFFECT_LABELS.items()), "damage_conditions": DAMAGE_CONDITIONS,
+        "jammable": [f.name for f in state.fighters if f.id == state.turn and _missed_gun(state, f)],
+        "churn_levels": T.CHURN_THRESHOLDS,
+    }
+
+
+def _missed_gun(state, f) -> bool:
+    mine = [t for t in state.tests if t.fighter == f.id]
+    last = mine[-1] if mine else None
+    return bool(last and last.kind in ("attack", "stunt_attack") and not last.success and T.WEAPONS[last.weapon].gun
+                and last.weapon not in f.jammed)
+
+
+# --- one combatant's controls (a player's phone, or the GM acting for an NPC) --------------------------------------
+
+def _actions_left(state, own_turn: bool) -> str:
+    if not own_turn:
+        return ""
+    used = state.turn_actions
+    if len(used) >= 2:
+        return "No actions left: end your turn when you are done."
+    if not used:
+        return "A major and a minor action, or two minor actions."
+    return "One minor action." if state.majors_taken else "A major or a minor action."
+
+
+def _weapon_rows(state, f) -> list[dict]:
+    """The weapons the builder offers, each with its whole test bonus so the player sees the roll before it."""
+    keys = [k for k in (f.weapons or tuple(T.WEAPONS)) if k != "grenade"]
+    for extra in ("unarmed", f.in_hand):
+        if extra and extra in T.WEAPONS and extra != "grenade" and extra not in keys:
+            keys.append(extra)
+    rows = []
+    for key in keys:
+        w = T.WEAPONS[key]
+        ability = ex.ability(state, f, w.test_ability)
+        focus = next((x for x in w.focuses if f.has_focus(w.test_ability, x)), "")
+        parts = [f"{w.test_ability} {ability:+d}"]
+        if focus:
+            parts.append(f"{focus} +{T.FOCUS_BONUS}")
+        injury = ex.condition_penalty(state, f)
+        if injury:
+            parts.append(f"injury {injury}")
+        timed = sum(e.tests for e in state.effects_on(f.id))
+        if timed:
+            parts.append(f"Guard Up {timed}")
+        total = ex.test_bonus(state, f, w.test_ability, w.focuses)[0]
+        if f.aim:
+            total += T.AIM_BONUS
+            parts.append(f"Aim +{T.AIM_BONUS}")
+        ranged = w.kind != "melee"
+        if ranged and f.cover:
+            penalty = T.COVER.get(min(f.cover, 3), (0, 0))[1]
+            total += penalty
+            parts.append(f"your cover {penalty}")
+        if ranged:
+            short, longest = ex.weapon_range(state, f, w)
+            reach = f"{short} m" + (f", to {longest} m at -{state.settings.get('long_range_penalty', 2)}"
+                                    if longest > short else "")
+        else:
+            reach = f"within {T.MELEE_REACH} m"
+        count, sides = ex.damage_dice(f, key, False)
+        rows.append({
+            "key": key, "label": w.label, "bonus": total, "roll": _roll(total), "parts": ", ".join(parts), "reach": reach,
+            "ranged": ranged, "jammed": key in f.jammed, "gun": w.gun, "makeshift": w.makeshift,
+            "blocked": ranged and f.cover >= T.TOTAL_COVER,
+            "damage": f"{count}d{sides}" + (f" + {' or '.join(a[:3] for a in w.damage_abilities)}"
+                                            if w.damage_abilities else ""),
+        })
+    return rows
+
+
+def _roll(bonus: int) -> str:
+    return f"3d6 + {bonus}" if bonus >= 0 else f"3d6 - {-bonus}"
+
+
+def _targets(state, f, gm: bool) -> list[dict]:
+    seen = _seen(state)
+    out = []
+    for t in state.fighters:
+        if t.side == f.side or t.out or not (gm or t.id in seen):
+            continue
+        known = gm or t.side == "pc"
+        out.append({"key": t.id, "name": t.name, "defense": ex.defense(state, t) if known else None,
+                    "total_cover": t.cover >= T.TOTAL_COVER})
+    return out
+
+
+def _stunt_options(state, f, gm: bool) -> tuple[list[dict], list[dict]]:
+    """The stunts `f` can still afford this turn, each at most once a round."""
+    test = state.test(f.sp_test)
+    if f.sp <= 0 or test is None:
+        return [], []
+    name = _namer(state, gm)
+    allies = [{"key": a.id, "name": a.name} for a in state.fighters
+              if a.side == f.side and a.id != f.id and not a.out]
+    out = []
+    for s in state.stunts:
+        if s.key in f.stunts_used or s.cost > f.sp:
+            continue
+        if s.damaging and test.kind == "stunt_attack" and not test.doubles:
+            continue
+        if s.effect in ALLY_EFFECTS and not allies:
+            continue
+        top = f.sp if s.max_cost == 0 else min(s.max_cost, f.sp)
+        out.append({"key": s.key, "name": s.name, "cost": s.cost_label, "text": s.text,
+                    "points": list(range(s.cost, top + 1)), "needs_ally": s.effect in ALLY_EFFECTS,
+                    "skirmish": s.effect == "skirmish", "target": name(test.target) if test.target else ""})
+    return out, allies
+
+
+def _change_die(state, f) -> dict | None:
+    """Fortune may still change a die of `f`'s latest test this turn (until something builds on it)."""
+    mine = [t for t in state.tests if t.fighter == f.id]
+    if not mine or mine[-1].locked:
+        return None
+    test = mine[-1]
+    die_cost = int(state.settings.get("fortune_die_cost", 0))
+    drama_cost = int(state.settings.get("fortune_drama_cost", 0))
+    dice = []
+    for i, face in enumerate(test.faces):
+        cost = drama_cost if i == 2 else die_cost
+        if 0 < cost <= f.fortune:
+            dice.append({"index": i, "face": face, "cost": cost, "drama": i == 2})
+    if not dice:
+        return None
+    return {"faces": test.faces, "total": test.total, "success": test.success, "dice": dice}
+
+
+def _hit(state, h, target, gm: bool) -> dict:
+    name = _namer(state, gm)
+    nxt = next((c for c in T.INJURY_LADDER if c not in target.conditions), "")
+    return {
+        "id": h.id, "target": target.name, "target_key": target.id, "pc": target.side == "pc",
+        "attacker": name(h.attacker), "weapon": T.WEAPONS[h.weapon].label if h.weapon in T.WEAPONS else "",
+        "damage": h.damage, "toughness": 0 if h.penetrating else h.toughness, "cover": h.cover,
+        "penetrating": h.penetrating, "stunning": h.stunning, "transferred": h.transferred,
+        "after_toughness": h.after_toughness, "remaining": h.remaining, "stage": h.stage,
+        "fortune": target.fortune, "max_fortune": min(target.fortune, h.remaining), "next_condition": nxt,
+    }
+
+
+def _panel(state, f, gm: bool) -> dict:
+    """Everything one combatant may do right now, as the controls need it."""
+    own_turn = state.begun and state.turn == f.id and not state.interrupt and f.can_act
+    interrupting = state.interrupt == f.id and f.can_act
+    free = [a for a in state.free_attacks if a.fighter == f.id] if f.can_act else []
+    used = len(state.turn_actions) if own_turn else 2
+    major_ok = own_turn and used < 2 and state.majors_taken == 0
+    minor_ok = own_turn and used < 2
+    prepared = f.prepared if interrupting else ""
+    attack_actions = []
+    if major_ok or prepared in T.ATTACK_ACTIONS:
+        for key in T.ATTACK_ACTIONS:
+            if prepared and key != prepared:
+                continue
+            if key == "charge" and f.prone:
+                continue
+            attack_actions.append((key, T.MAJOR_ACTIONS[key]))
+    free_actions = [(k, T.MAJOR_ACTIONS[k]) for k in ("ranged_attack", "melee_attack", "stunt_attack")] if free else []
+    name = _namer(state, gm)
+    struck = sorted({t.target for t in state.tests if t.fighter == f.id and t.action in T.MELEE_FAMILY
+                     and t.success and t.target}) if own_turn else []
+    pursue = [{"key": e.other, "name": name(e.other)} for e in state.effects
+              if e.kind == "press" and e.source == f.id and e.triggered and f.can_act]
+    stunts, allies = _stunt_options(state, f, gm) if f.sp > 0 and f.can_act else ([], [])
+    hits = [_hit(state, h, f, gm) for h in state.hits if h.target == f.id and h.open]
+    weapons = _weapon_rows(state, f)
+    ready = next((w["key"] for w in weapons if w["key"] == f.in_hand), "")
+    default_weapon = ready or next((w["key"] for w in weapons if not w["jammed"] and w["key"] != "unarmed"),
+                                   "unarmed")
+    seen = _seen(state)
+    blast_targets = [{"key": t.id, "name": t.name} for t in state.fighters
+                     if not t.out and (gm or t.side == "pc" or t.id in seen)]
+    self_interrupt = (state.settings.get("prepare_interrupt") == "player" and bool(f.prepared) and f.can_act
+                      and state.begun and not state.interrupt and state.turn != f.id)
+    return {
+        "key": f.id, "name": f.name, "pc": f.side == "pc", "out": f.out, "can_act": f.can_act,
+        "own_turn": own_turn, "interrupting": interrupting, "prepared_action": prepared,
+        "prepared_label": T.MAJOR_ACTIONS.get(f.prepared, f.prepared) if f.prepared else "",
+        "actions_left": _actions_left(state, own_turn), "major_ok": major_ok, "minor_ok": minor_ok,
+        "can_defend": (major_ok and "guard_up" not in state.turn_actions) or prepared == "defend",
+        "can_run": (major_ok or prepared == "run") and not f.prone,
+        "can_test": major_ok or prepared == "other_major",
+        "can_guard_up": minor_ok and state.majors_taken == 0 and not {"defend", "guard_up"} & set(state.turn_actions),
+        "can_prepare": own_turn and not state.turn_actions,
+        "attack_actions": attack_actions, "free_actions": free_actions,
+        "free_target": next((name(a.target) for a in free if a.target), ""),
+        "weapons": weapons, "default_weapon": default_weapon, "targets": _targets(state, f, gm),
+        "objects": [{"key": k, "label": v[0], "examples": v[1], "tn": v[2]} for k, v in T.OBJECT_SIZES.items()],
+        "focuses": [x.split("(", 1)[1].rstrip(")") for x in f.focuses
+                    if x.split("(", 1)[0].strip() in ("Accuracy", "Fighting")],
+        "half_speed": ex.speed(state, f) // 2, "speed": ex.speed(state, f), "run": 2 * ex.speed(state, f),
+        "prone": f.prone, "aim": f.aim, "in_hand": f.in_hand, "grenade": f.in_hand == "grenade" and (
+            major_ok or prepared == "ranged_attack") and state.blast is None,
+        "grenade_reach": ex.weapon_range(state, f, T.WEAPONS["grenade"])[1],
+        "grenade_roll": _roll(ex.test_bonus(state, f, "Accuracy", T.WEAPONS["grenade"].focuses)[0]
+                              + (T.AIM_BONUS if f.aim else 0) + T.COVER.get(min(f.cover, 3), (0, 0))[1]),
+        "grenade_tn": T.GRENADE_TN, "blast_targets": blast_targets,
+        "jammed": [{"key": w, "label": T.WEAPONS[w].label} for w in f.jammed if w in T.WEAPONS],
+        "press_targets": [{"key": fid, "name": name(fid)} for fid in struck],
+        "pursue": pursue, "sp": f.sp, "stunts": stunts, "allies": allies,
+        "change_die": _change_die(state, f) if f.can_act else None,
+        "hits": hits, "self_interrupt": self_interrupt,
+        "end_turn": state.begun and state.turn == f.id and not state.interrupt,
+        "roll_over": not f.out and not f.roll_over_asked, "roll_over_asked": f.roll_over_asked,
+        "roll_over_conditions": DAMAGE_CONDITIONS,
+        "defense": ex.defense(state, f), "toughness": ex.toughness(f), "fortune": f.fortune,
+        "fortune_max": f.fortune_max, "conditions": list(f.conditions), "effects": _effects(state, f),
+        "cover": T.COVER_LABELS.get(f.cover, "") if f.cover else "",
+        "in_hand_label": (T.WEAPONS[f.in_hand].label if f.in_hand in T.WEAPONS else
+                          T.SHIELDS[f.in_hand][0] if f.in_hand in T.SHIELDS else f.in_hand),
+        "shield": T.SHIELDS[f.shield][0] if f.shield != "none" else "",
+        "shields": [(k, v[0]) for k, v in T.SHIELDS.items() if k != "none"],
+        "readies": [(k, w.label) for k, w in T.WEAPONS.items() if k != "unarmed"],
+        "abilities": ex.ABILITIES, "majors": [(k, v) for k, v in T.MAJOR_ACTIONS.items()],
+        "guard_choices": T.GUARD_UP_CHOICES, "gm": gm,
+    }
+
+
+def private_view(encounter, state, user_id: int) -> dict:
+    """One player's own combatants and what each may do now; `your_turn` / `you_may_act` drive the banner."""
+    mine = [_panel(state, f, gm=False) for f in state.pcs() if f.owner == user_id]
+    your_turn = any(p["own_turn"] for p in mine)
+    may = any(p["interrupting"] or p["hits"] or p["free_actions"] or p["pursue"] or p["self_interrupt"]
+              for p in mine)
+    return {"mine": mine, "entered_dice": bool(state.settings.get("entered_dice")),
+            "your_turn": your_turn, "you_may_act": may, "round": state.round}
