@@ -46,10 +46,11 @@ def broadcast(encounter_id: int) -> None:
         owners = {f.owner for f in state.pcs() if f.owner}
         for user_id in sorted(owners):
             messages.append((user_group(encounter_id, user_id), render.me(user_id)))
+        fragments.keep(render)
+        layer = get_channel_layer()
     except Exception:
         log.exception("could not render fragments for encounter %s", encounter_id)
         return
-    layer = get_channel_layer()
     for group, html in messages:
         try:
             async_to_sync(layer.group_send)(group, {"type": "table.fragment", "html": html,

@@ -8,6 +8,7 @@ fragments use it.
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property
 
 from django.template.loader import render_to_string
@@ -23,6 +24,7 @@ class Renderer:
         self._views: dict[bool, dict] = {}
         self._replayed: dict = {}  # the log replayed once, shared by every audience's view of it
         self.template = tables.template(encounter.model)
+        self._html: dict[tuple, str] = {}
 
     @cached_property
     def log(self):
@@ -34,14 +36,20 @@ class Renderer:
                                                     replayed=self._replayed)
         return self._views[gm]
 
+    def _render(self, part: str, audience, context) -> str:
+        if (part, audience) not in self._html:
+            self._html[part, audience] = render_to_string(f"{self.template}#{part}", context())
+        return self._html[part, audience]
+
     def table(self, gm: bool) -> str:
-        return render_to_string(f"{self.template}#table", self.view(gm))
+        return self._render("table", gm, lambda: self.view(gm))
 
     def gm(self) -> str:
-        return render_to_string(f"{self.template}#gm", self.view(True))
+        return self._render("gm", True, lambda: self.view(True))
 
     def me(self, user_id: int) -> str:
-        return render_to_string(f"{self.template}#me", selectors.private_view(self.encounter, self.state, user_id))
+        return self._render("me", user_id,
+                            lambda: selectors.private_view(self.encounter, self.state, user_id))
 
     def for_gm(self) -> str:
         return self.table(True) + self.gm()
@@ -53,6 +61,26 @@ class Renderer:
         if membership.is_gm:
             return self.for_gm()
         return self.for_players() + self.me(membership.user_id)
+
+
+# The broadcast after an action renders every audience's fragments; the action's own htmx response is one of
+# them. The broadcast runs in the request's thread (after commit, inside services.submit), so it leaves its
+# renderer here and the view answers with the same HTML instead of reading and rendering it all again.
+_kept = threading.local()
+
+
+def keep(renderer: Renderer) -> None:
+    _kept.renderer = renderer
+
+
+def forget() -> None:
+    _kept.renderer = None
+
+
+def take_kept(encounter_id: int) -> Renderer | None:
+    """The renderer the broadcast of this request left for `encounter_id`, once; None if there is none."""
+    renderer, _kept.renderer = getattr(_kept, "renderer", None), None
+    return renderer if renderer is not None and renderer.encounter.pk == encounter_id else None
 
 
 def table_html(encounter, state, gm: bool) -> str:

@@ -7,8 +7,11 @@ Each model's table names its facts module (`table.review`), pure Python beside i
 `facts(state, event) -> Facts` (the state just before the event) and `MODEL_FIGURES` ((key, label, GM-only)
 for the model's own columns, each an attribute of its Facts or a key of `Facts.extra`), and may provide
 `round_title(n)` and `section_title(phase, turn, names)` for the timeline's headings, `subjects(state)` ->
-[(key, name, side)] when the summary has rows beyond the state's fighters (SW5e's ships), and a `gm` keyword on
-`facts` when what a player may see of an event's rolls and figures depends on the viewer. A Facts object has
+[(key, name, side)] when the summary has rows beyond the state's fighters (SW5e's ships) or fewer (a `gm` keyword
+on it leaves out, for players, who they never saw), and a `gm` keyword on `facts` when what a player may see of an
+event's rolls and figures depends on the viewer. A Facts object may
+carry `credits` ((subject, figure key, amount), ...) for figures owed to someone other than its actor (HERO's
+STUN taken by an attack's target). A Facts object has
 `round, phase, turn, actor, action, rolls, damage, extra`; each roll has `sides, faces, succeeded, doubles,
 entered`, `counted` (False for a reroll of one die) and `complexity, chance` (Burn Bryte's chart; 0 and None
 elsewhere).
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 
 from combat import tables
 from combat.models import Encounter
-from combat.rules.core import Undone, active_events
+from combat.rules.core import MARKER_SENTENCES, active_events, is_marker
 from combat.services import engine_for, load_initial, load_log
 
 
@@ -84,6 +87,8 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
     live = {item.seq for item in active_events(log)}
     state = load_initial(encounter)
     subjects = getattr(facts_module, "subjects", None)
+    if subjects and "gm" in inspect.signature(subjects).parameters:
+        subjects = functools.partial(subjects, gm=show_all)
     rows = subjects(state) if subjects else [(f.id, f.name, f.side) for f in state.fighters]
     summaries = {key: Summary(key, name, side) for key, name, side in rows}
     figures = tuple((key, label) for key, label, gm_only in facts_module.MODEL_FIGURES
@@ -96,8 +101,8 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
     complexity: dict[int, list[float]] = defaultdict(lambda: [0, 0, 0.0])
     for item in log:
         event = item.event
-        if isinstance(event, Undone):
-            entries.append(Entry(item.seq, event.kind, "The GM undid the last action.", state.round, state.phase,
+        if is_marker(event):
+            entries.append(Entry(item.seq, event.kind, MARKER_SENTENCES[event.kind], state.round, state.phase,
                                  state.turn, "", False, False))
             continue
         counted = item.seq in live
@@ -146,6 +151,9 @@ def _count(f, summaries, faces, damage_by_round, complexity) -> None:
                 bucket[0] += 1
                 bucket[1] += int(bool(roll.succeeded))
                 bucket[2] += roll.chance
+    for subject, key, amount in getattr(f, "credits", ()):
+        if subject in summaries and key in summaries[subject].figures:
+            summaries[subject].figures[key] += amount
     rescued = f.extra.get("rescued")
     if rescued and actor is not None:  # an Advantage reroll turned a failed roll into a success
         actor.successes += 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 from campaigns.models import Membership
 from combat import tables
 from combat.models import Encounter
-from combat.rules.core import Undone, active_events
+from combat.rules.core import MARKER_SENTENCES, active_events, is_marker
 from combat.services import engine_for, load_initial, load_log
 
 
@@ -80,7 +80,7 @@ def _replay_from(engine, encounter, log, live, first) -> list:
     for index, item in enumerate(log):
         if index >= first:
             states.append(state)
-        if not isinstance(item.event, Undone) and item.seq in live:
+        if item.seq in live:  # markers are never live
             state = engine.evolve(state, item.event)
     return states
 
@@ -88,16 +88,16 @@ def _replay_from(engine, encounter, log, live, first) -> list:
 def _describe_tail(engine, log, live, gm, first, states) -> list[dict]:
     entries = []
     for item, state in zip(log[first:], states, strict=True):
-        is_undo = isinstance(item.event, Undone)
-        if is_undo:
-            text = "The GM undid the last action."
+        marker = is_marker(item.event)
+        if marker:
+            text = MARKER_SENTENCES[item.event.kind]
         else:
             try:
                 text = engine.describe(state, item.event, gm=gm)
             except Exception:  # an undone entry may name something the replayed state no longer has
                 text = item.event.kind.replace("_", " ").capitalize() + "."
         if gm or (item.event.audience != "gm" and text is not None):
-            entries.append({"seq": item.seq, "text": text, "undone": item.seq not in live and not is_undo,
+            entries.append({"seq": item.seq, "text": text, "undone": item.seq not in live and not marker,
                             "gm_only": item.event.audience == "gm"})
     entries.reverse()
     return entries

@@ -17,7 +17,8 @@ from campaigns.models import Character, Membership
 from combat.models import Combatant, Encounter, EncounterEvent
 from combat import tables
 from combat.rules import registry
-from combat.rules.core import Logged, RuleError, Undone, coerce_form, from_json, replay, to_json
+from combat.rules.core import (MARKER_SENTENCES, Ended, Logged, RuleError, Undone, coerce_form, from_json, replay,
+                               to_json)
 from combat.rules.dice import Dice
 
 log = logging.getLogger(__name__)
@@ -198,20 +199,26 @@ def _undo(encounter, user, key) -> Result:
     for _, _, payload in rows:
         if payload["kind"] == Undone.kind:
             undone.update(payload["data"]["seqs"])
-    live = [(seq, batch) for seq, batch, payload in rows if payload["kind"] != Undone.kind and seq not in undone]
+    live = [(seq, batch) for seq, batch, payload in rows
+            if payload["kind"] not in MARKER_SENTENCES and seq not in undone]
     if not live:
         raise RuleError("There is nothing to undo.")
     last_batch = live[-1][1]
-    seqs = tuple(seq for seq, batch in live if batch == last_batch)
-    marker = Undone(seqs=seqs)
-    seq = encounter.version + 1
-    EncounterEvent.objects.create(encounter=encounter, seq=seq, batch=seq, kind=marker.kind,
-                                  payload=engine.CODEC.event_to_json(marker), actor=user, idempotency_key=key)
-    encounter.version = seq
+    seq = _append_marker(encounter, engine, Undone(seqs=tuple(s for s, batch in live if batch == last_batch)),
+                         user, key)
     encounter.state = to_json(replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter)))
     encounter.save(update_fields=["state", "version"])
     _broadcast_on_commit(encounter)
     return Result(ok=True, seqs=[seq])
+
+
+def _append_marker(encounter, engine, marker, user, key) -> int:
+    """Append a log marker (Undone, Ended): an event of the log itself, which no model's `evolve` sees."""
+    seq = encounter.version + 1
+    EncounterEvent.objects.create(encounter=encounter, seq=seq, batch=seq, kind=marker.kind,
+                                  payload=engine.CODEC.event_to_json(marker), actor=user, idempotency_key=key)
+    encounter.version = seq
+    return seq
 
 
 def _end(encounter, user, key) -> Result:
@@ -224,11 +231,12 @@ def _end(encounter, user, key) -> Result:
         table.write_back(encounter, state)
     else:
         write_back_characters(encounter, engine.write_back(state))
+    seq = _append_marker(encounter, engine, Ended(), user, key)
     encounter.status = Encounter.Status.ENDED
     encounter.ended_at = timezone.now()
-    encounter.save(update_fields=["status", "ended_at"])
+    encounter.save(update_fields=["status", "ended_at", "version"])
     _broadcast_on_commit(encounter)
-    return Result(ok=True)
+    return Result(ok=True, seqs=[seq])
 
 
 def write_back_characters(encounter: Encounter, keep: dict[str, dict]) -> None:
@@ -246,4 +254,5 @@ def _broadcast_on_commit(encounter: Encounter) -> None:
     from combat.broadcast import broadcast
 
     encounter_id = encounter.pk
-    transaction.on_commit(lambda: broadcast(encounter_id))
+    # robust: whatever goes wrong while broadcasting, the committed action and its response stand.
+    transaction.on_commit(lambda: broadcast(encounter_id), robust=True)

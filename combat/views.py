@@ -1,5 +1,8 @@
 """Encounter pages. One view serves the full page and, for htmx requests, the fragments."""
 
+import hashlib
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -73,19 +76,33 @@ def encounter_act(request, campaign_id, encounter_id):
     data = {k: ",".join(v)[:MAX_FIELD].replace("\x00", "") for k, v in request.POST.lists()
             if k not in ("csrfmiddlewaretoken",)}
     command = data.pop("command", "")
-    key = data.pop("key", "")
+    key = _action_key(data.pop("key", ""), command, data)
+    fragments.forget()
     result = services.submit(encounter.pk, request.user, command, data, key, from_form=True)
+    render = fragments.take_kept(encounter.pk)  # what the broadcast just rendered, if it ran
     if not request.htmx:
         if not result.ok:
             messages.error(request, result.error)
         return redirect(encounter)
-    encounter.refresh_from_db()
-    state = services.load_state(encounter)
-    html = fragments.for_viewer(encounter, state, membership)
+    if render is None:
+        encounter.refresh_from_db()
+        render = fragments.Renderer(encounter, services.load_state(encounter))
+    html = render.for_viewer(membership)
     notice = result.error if not result.ok else ""
     html += (f'<p id="enc-{encounter.pk}-notice" hx-swap-oob="true" class="notice{" error-box" if notice else ""}" '
              f'role="alert">{_escape(notice)}</p>')
     return HttpResponse(html, status=200)
+
+
+def _action_key(form_key: str, command: str, data: dict) -> str:
+    """The form's key (encounter, version, control) plus a digest of what was sent. A double tap of the same
+    form acts once; two different actions sent from the same version (two GMs at once, or one GM's second
+    declaration before the table refreshed) are both kept."""
+    form_key = form_key.strip()
+    if not form_key:
+        return ""
+    digest = hashlib.sha256(json.dumps([command, sorted(data.items())]).encode()).hexdigest()[:16]
+    return f"{form_key[:44]}:{digest}"
 
 
 def _escape(text: str) -> str:

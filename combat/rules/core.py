@@ -137,6 +137,22 @@ class Undone(Event):
 
 
 @dataclass(frozen=True)
+class Ended(Event):
+    """The GM ended the encounter; what persists went back to the campaign. It changes no state."""
+
+    kind: ClassVar[str] = "encounter_ended"
+
+
+# Events of the log itself rather than of a model's rules: they never reach a model's `evolve`.
+MARKERS = (Undone, Ended)
+MARKER_SENTENCES = {Undone.kind: "The GM undid the last action.", Ended.kind: "The GM ended the encounter."}
+
+
+def is_marker(event: Event) -> bool:
+    return isinstance(event, MARKERS)
+
+
+@dataclass(frozen=True)
 class Setting:
     key: str
     label: str
@@ -176,10 +192,10 @@ class Logged:
 
 
 def active_events(log: Iterable[Logged]) -> list[Logged]:
-    """The log without undone entries and without the Undone markers themselves."""
+    """The log without undone entries and without the markers (Undone, Ended) themselves."""
     log = list(log)
     undone = {seq for item in log if isinstance(item.event, Undone) for seq in item.event.seqs}
-    return [item for item in log if not isinstance(item.event, Undone) and item.seq not in undone]
+    return [item for item in log if not is_marker(item.event) and item.seq not in undone]
 
 
 def replay(evolve: Callable[[Any, Event], Any], initial: Any, log: Iterable[Logged]) -> Any:
@@ -193,7 +209,7 @@ class EventCodec:
     """Maps event kinds and command names to their classes for one model."""
 
     def __init__(self, events: Iterable[type[Event]], commands: Iterable[type[Command]]):
-        self.events = {e.kind: e for e in (*events, Undone)}
+        self.events = {e.kind: e for e in (*events, *MARKERS)}
         self.commands = {c.name: c for c in commands}
         assert all(self.events) and all(self.commands), "every event needs a kind and every command a name"
 
@@ -234,7 +250,8 @@ def coerce_form(cls: type[Command], form: dict[str, Any]) -> dict[str, Any]:
                 out[f.name] = str(raw).strip().lower() in {"1", "true", "on", "yes"}
             elif typing.get_origin(tp) is tuple:
                 items = raw if isinstance(raw, (list, tuple)) else str(raw).replace(",", " ").split()
-                out[f.name] = [int(str(item).strip()) for item in items if str(item).strip()]
+                kind = str if typing.get_args(tp)[:1] == (str,) else int  # ids stay text, dice become numbers
+                out[f.name] = [kind(str(item).strip()) for item in items if str(item).strip()]
             else:
                 out[f.name] = str(raw)
         except ValueError:
@@ -250,6 +267,6 @@ def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
 
 
 __all__ = [
-    "require", "Command", "Event", "EventCodec", "Logged", "RuleError", "Setting", "Undone", "active_events",
-    "clean_settings", "coerce_form", "field", "from_json", "ordered_unique", "replay", "to_json",
+    "require", "Command", "Ended", "Event", "EventCodec", "Logged", "MARKERS", "MARKER_SENTENCES", "RuleError",
+    "Setting", "Undone", "active_events", "clean_settings", "is_marker", "coerce_form", "field", "from_json", "ordered_unique", "replay", "to_json",
 ]

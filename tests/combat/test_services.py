@@ -163,6 +163,19 @@ def test_ending_writes_back_what_persists(enc, gm, player, pc, npc):
     assert go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}").error == "This encounter has ended."
 
 
+def test_ending_is_in_the_log_once_even_when_tapped_twice(enc, gm, player, pc, npc):
+    go(enc, gm, "adjust_health", target=f"pc{pc.pk}", change=-1)
+    first = go(enc, gm, "end_encounter", key="end-1")
+    again = go(enc, gm, "end_encounter", key="end-1")
+    assert first.ok and again.ok and again.duplicate and again.seqs == first.seqs
+    enc.refresh_from_db()
+    assert list(enc.events.values_list("kind", flat=True)) == ["health_adjusted", "encounter_ended"]
+    assert enc.version == 2
+    assert replay(bb.evolve, from_json(bb.State, enc.initial), services.load_log(enc)) == services.load_state(enc)
+    for html in (fragments.for_gm(enc, services.load_state(enc)), fragments.for_players(enc, services.load_state(enc))):
+        assert "The GM ended the encounter." in html
+
+
 def test_ended_sheet_still_validates_in_the_character_form(enc, gm, pc, npc):
     go(enc, gm, "adjust_health", target=f"pc{pc.pk}", change=-3)
     go(enc, gm, "end_encounter")
