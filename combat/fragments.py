@@ -18,8 +18,9 @@ from combat.services import load_log
 
 
 class Renderer:
-    def __init__(self, encounter, state):
+    def __init__(self, encounter, state, request=None):
         self.encounter = encounter
+        self.request = request  # for a page load: its forms then carry CSRF tokens (frames cannot)
         self.state = state
         self._views: dict[bool, dict] = {}
         self._replayed: dict = {}  # the log replayed once, shared by every audience's view of it
@@ -38,7 +39,7 @@ class Renderer:
 
     def _render(self, part: str, audience, context) -> str:
         if (part, audience) not in self._html:
-            self._html[part, audience] = render_to_string(f"{self.template}#{part}", context())
+            self._html[part, audience] = render_to_string(f"{self.template}#{part}", context(), request=self.request)
         return self._html[part, audience]
 
     def table(self, gm: bool) -> str:

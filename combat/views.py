@@ -10,9 +10,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.selectors import gm_membership_or_404, membership_or_404
-from combat import fragments, selectors, services
+from combat import fragments, selectors, services, tables
 from combat.forms import EncounterForm
 from combat.models import Encounter
+from combat.rules.core import RuleError
 
 MAX_FIELD = 2000
 
@@ -45,7 +46,8 @@ def encounter_create(request, campaign_id):
             enemies=data["enemies"], ship=data.get("ship"), settings=data["settings"], hidden=set(data["hidden"]),
             session=data["session"], setup=data["setup"],
         )
-        services.start_encounter(encounter, request.user)
+        if "draft" not in request.POST:
+            services.start_encounter(encounter, request.user)
         return redirect(encounter)
     status = 400 if request.method == "POST" else 200
     return render(request, "combat/encounter_form.html", {"form": form, "campaign": campaign}, status=status)
@@ -55,8 +57,15 @@ def encounter_create(request, campaign_id):
 def encounter_detail(request, campaign_id, encounter_id):
     membership = membership_or_404(request.user, campaign_id)
     encounter = _encounter_or_404(membership, encounter_id)
+    if encounter.status == Encounter.Status.DRAFT:  # only GMs reach a draft (encounters_for)
+        return render(request, "combat/draft.html", {
+            "membership": membership, "campaign": membership.campaign, "encounter": encounter,
+            "combatants": encounter.combatants.select_related("character", "owner"),
+            "settings": _setting_labels(encounter),
+        })
     state = services.load_state(encounter)
-    html = fragments.for_viewer(encounter, state, membership)
+    # With the request, the fragments' forms carry their CSRF tokens: they work as plain forms without htmx.
+    html = fragments.Renderer(encounter, state, request=request).for_viewer(membership)
     if request.htmx:
         return HttpResponse(html)
     return render(request, "combat/encounter.html", {
@@ -92,6 +101,66 @@ def encounter_act(request, campaign_id, encounter_id):
     html += (f'<p id="enc-{encounter.pk}-notice" hx-swap-oob="true" class="notice{" error-box" if notice else ""}" '
              f'role="alert">{_escape(notice)}</p>')
     return HttpResponse(html, status=200)
+
+
+def _setting_labels(encounter) -> list[tuple[str, str]]:
+    """(setting, chosen value) in words, for the draft page."""
+    out = []
+    for spec in encounter.combat_model.settings:
+        value = encounter.settings.get(spec.key, spec.default)
+        word = next((label for v, label in spec.choices if str(v) == str(value)), None)
+        out.append((spec.label, word if word is not None else ("yes" if value is True else "no" if value is False
+                                                                else str(value))))
+    return out
+
+
+@login_required
+@require_POST
+def encounter_start(request, campaign_id, encounter_id):
+    membership = gm_membership_or_404(request.user, campaign_id)
+    encounter = _encounter_or_404(membership, encounter_id)
+    try:
+        services.start_encounter(encounter, request.user)
+    except RuleError as exc:
+        messages.error(request, str(exc))
+    return redirect(encounter)
+
+
+@login_required
+@require_POST
+def encounter_delete(request, campaign_id, encounter_id):
+    """A draft that was never played can go; a started encounter's log is kept for ever."""
+    membership = gm_membership_or_404(request.user, campaign_id)
+    encounter = _encounter_or_404(membership, encounter_id)
+    if encounter.status != Encounter.Status.DRAFT:
+        messages.error(request, "Only a draft can be deleted; a played encounter keeps its log.")
+        return redirect(encounter)
+    encounter.delete()
+    messages.success(request, f"The draft “{encounter.name}” is deleted.")
+    return redirect("encounters", campaign_id)
+
+
+@login_required
+def encounter_end(request, campaign_id, encounter_id):
+    """Ending asks once more on a page of its own (a stray tap on a phone must not end the fight), and works
+    without JavaScript."""
+    membership = gm_membership_or_404(request.user, campaign_id)
+    encounter = _encounter_or_404(membership, encounter_id)
+    if encounter.status != Encounter.Status.ACTIVE:
+        return redirect(encounter)
+    if request.method == "POST":
+        # Keyed as the table's actions are (a double tap ends once); NUL dropped, as PostgreSQL refuses it.
+        form_key = request.POST.get("key", "")[:MAX_FIELD].replace("\x00", "").strip()
+        key = _action_key(form_key or f"{encounter.pk}-{encounter.version}-end", services.END, {})
+        result = services.submit(encounter.pk, request.user, services.END, {}, key)
+        if not result.ok:
+            messages.error(request, result.error)
+            return redirect(encounter)
+        return redirect("encounter_log", campaign_id, encounter.pk)
+    return render(request, "combat/end_confirm.html", {
+        "membership": membership, "campaign": membership.campaign, "encounter": encounter,
+        "persists": getattr(tables.get(encounter.model), "PERSISTS", "What lasts goes back to the campaign."),
+    })
 
 
 def _action_key(form_key: str, command: str, data: dict) -> str:

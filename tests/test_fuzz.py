@@ -487,6 +487,44 @@ def test_a_nul_character_in_an_action_is_never_stored(client, world, field):
           form, htmx=True)
 
 
+def _running(world) -> Encounter:
+    encounter = combat_services.create_encounter(world.campaign, world.gm, name="Brawl", model="burn_bryte",
+                                                 pcs=[world.pc], enemies=[(world.npc, 1)])
+    return combat_services.start_encounter(encounter, world.gm)
+
+
+def _check_end(client, world, encounter, form, *, gm: bool, target: Encounter):
+    url = reverse("encounter_end", args=[world.campaign.pk, target.pk])
+    response = check(as_user(client, world.gm if gm else world.player), "post", url, form)
+    encounter.refresh_from_db()
+    if gm and target == encounter:
+        assert response["Location"] == reverse("encounter_log", args=[world.campaign.pk, encounter.pk])
+        assert encounter.status == Encounter.Status.ENDED
+        assert list(encounter.events.values_list("kind", flat=True)) == ["encounter_ended"]
+    else:
+        assert response.status_code == 404
+        assert encounter.status == Encounter.Status.ACTIVE and not encounter.events.exists()
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_end_confirmation(client, world, data):
+    """The end page's form: whatever arrives, the GM's POST ends the encounter once and shows the log; a player, or
+    another campaign's encounter through this campaign's URL, gets a 404 and nothing changes."""
+    encounter = _running(world)
+    form = data.draw(mutated({"key": f"{encounter.pk}-0-end"}, ["key", "command"]))
+    gm = data.draw(st.booleans())
+    target = data.draw(st.sampled_from([encounter, encounter, world.foreign_encounter]))
+    _check_end(client, world, encounter, form, gm=gm, target=target)
+
+
+@pytest.mark.parametrize("key", ["a\x00b", "\x00", " ", "x" * 5000])
+def test_an_odd_end_key_is_never_stored_as_is(client, world, key):
+    """PostgreSQL refuses NUL in text (a server error there); the key column holds 80 characters."""
+    encounter = _running(world)
+    _check_end(client, world, encounter, {"key": key}, gm=True, target=encounter)
+
+
 def exported(encounter) -> dict:
     import io
 
@@ -683,11 +721,12 @@ def test_every_post_endpoint_is_fuzzed():
     fuzzed = {"signup", "login", "profile", "join_code", "campaign_create", "campaign_edit", "gm_notes",
               "invite_regenerate", "member_role", "character_create", "character_edit", "ship_create", "ship_edit",
               "crew_add", "session_create", "session_edit", "session_rsvp", "reminder_preference", "session_cancel",
-              "encounter_create", "encounter_act", "encounter_import", "export_start", "encounter_log_reveal"}
+              "encounter_create", "encounter_act", "encounter_import", "export_start", "encounter_log_reveal",
+              "encounter_end"}
     # POSTs without fields (a button and the ids in the URL), covered by tests/test_permissions.py, and the
     # password change (Django's own form).
     no_fields = {"logout", "invite_revoke", "member_remove", "character_delete", "ship_delete", "crew_remove",
-                 "session_done", "calendar_rotate", "password_change"}
+                 "session_done", "calendar_rotate", "password_change", "encounter_start", "encounter_delete"}
     # GET-only pages and downloads.
     from tests.test_permissions import ACCOUNT_URLS, MATRIX, PUBLIC_URLS, _app_url_names
 

@@ -42,6 +42,9 @@ MATRIX = {
     "encounter_create": ("get", {"gm": OK}),
     "encounter": ("get", {"player": OK, "other_player": OK, "gm": OK}),
     "encounter_act": ("post", {"player": OK, "other_player": OK, "gm": OK}),
+    "encounter_start": ("post", {"gm": OK}),  # the world's encounter runs already: a sentence, nothing changes
+    "encounter_delete": ("post", {"gm": OK}),  # refused with a sentence: only a draft can be deleted
+    "encounter_end": ("get", {"gm": OK}),  # the confirmation page; its POST ends (tests/combat/test_drafts_and_end.py)
     "encounter_import": ("post", {"gm": OK}),
     "archive": ("get", {"player": OK, "other_player": OK, "gm": OK}),
     "encounter_log": ("get", {"player": OK, "other_player": OK, "gm": OK}),
@@ -123,7 +126,8 @@ def _url_and_data(name, w):
         "ship_edit": [c, w["ship"].pk], "ship_delete": [c, w["ship"].pk], "crew_add": [c, w["ship"].pk],
         "crew_remove": [c, w["ship"].pk, w["post"].pk],
         "encounters": [c], "encounter_create": [c], "encounter": [c, w["encounter"].pk],
-        "encounter_act": [c, w["encounter"].pk],
+        "encounter_act": [c, w["encounter"].pk], "encounter_start": [c, w["encounter"].pk],
+        "encounter_delete": [c, w["encounter"].pk], "encounter_end": [c, w["encounter"].pk],
         "encounter_import": [c], "archive": [c], "encounter_log": [c, w["encounter"].pk], "encounter_log_reveal": [c, w["encounter"].pk],
         "export_start": [c, w["encounter"].pk], "export_status": [c, w["export"].pk],
         "export_download": [c, w["export"].pk],
@@ -197,6 +201,43 @@ def test_an_npc_ship_is_the_gms_alone(client, world, request, name, role):
     if role != "gm":
         page = client.get(reverse("campaign", args=[world["campaign"].pk])).content.decode()
         assert "Lantern" not in page  # not on their ship list either
+
+
+ENCOUNTER_URLS = ("encounter", "encounter_act", "encounter_start", "encounter_delete", "encounter_end",
+                  "encounter_log", "encounter_log_reveal", "export_start")
+
+
+def test_every_encounter_url_is_tried_on_a_draft():
+    uses_encounter = {name for name in MATRIX if "encounter" in name or name == "export_start"} - {
+        "encounters", "encounter_create", "encounter_import"}
+    assert uses_encounter == set(ENCOUNTER_URLS)
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", ENCOUNTER_URLS)
+def test_a_draft_is_the_gms_alone(client, world, request, gm, pc, npc, name, role):
+    """The same URLs as a running encounter's, but for a draft: players get the 404 of a missing encounter."""
+    from combat import services as combat_services
+    from combat.models import Encounter, EncounterEvent
+
+    draft = combat_services.create_encounter(world["campaign"], gm, name="Secret plan", model="burn_bryte",
+                                             pcs=[pc], enemies=[(npc, 1)])
+    method = MATRIX[name][0]
+    _login(client, role, request)
+    url, data = _url_and_data(name, {**world, "encounter": draft})
+    before = (list(Encounter.objects.values()), list(EncounterEvent.objects.values()))
+    response = getattr(client, method)(url, data)
+    if role == "anonymous":
+        assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+    elif role == "gm":
+        assert response.status_code in (200, 302)
+        if response.status_code == 302:
+            assert not response["Location"].startswith(reverse("login"))
+    else:
+        assert response.status_code == 404
+        assert "Secret plan" not in response.content.decode()
+    if role != "gm":
+        assert (list(Encounter.objects.values()), list(EncounterEvent.objects.values())) == before
 
 
 @pytest.mark.parametrize("role", ["outsider", "player"])

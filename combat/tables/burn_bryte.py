@@ -11,6 +11,8 @@ from ships.models import Ship
 
 PHASE_TITLES = {1: "Enemies declare", 2: "Players act", 3: "Enemies move and resolve"}
 DEFAULT_LIVABILITY = 3
+PERSISTS = ("Health Levels, conditions, Nova points and Nova boxes go back to the characters' sheets; the "
+            "Advantages and Collapse points end with the fight.")
 
 
 def build_form(form) -> None:

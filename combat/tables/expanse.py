@@ -16,6 +16,8 @@ from combat.rules.expanse import review  # noqa: F401  (the model's after-action
 from combat.rules.expanse import tables as T
 from combat.rules.expanse.stats import CONDITIONS
 
+PERSISTS = ("Fortune and conditions go back to the characters' sheets (take the breathers first if the "
+            "group rests); stunt points and the round's effects end with the fight.")
 DAMAGE_CONDITIONS = tuple(c for c in CONDITIONS if c != T.TAKEN_OUT)
 EFFECT_LABELS = {
     "": "None (narrated only)", "fortune": "Regain Fortune per SP", "initiative": "+3 initiative per SP",

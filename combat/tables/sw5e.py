@@ -26,6 +26,8 @@ from combat.rules.sw5e import ship as sws
 from combat.rules.sw5e.stats import STATIONS
 from ships.models import CrewAssignment, Ship
 
+PERSISTS = ("Each party and NPC ship keeps its hull and shield points, hull and shield dice and the power dice in "
+            "its stores; the crew's actions and reactions end with the fight.")
 ENEMIES_REQUIRED = False  # the other side is NPC ships; NPC crew are optional (the GM acts for a crewless ship)
 TAKING_PART = (("", "Not in this fight"), ("ready", "In the fight"), ("surprised", "In the fight, surprised"))
 STAGE_TITLES = {"power": "the reactor's power dice wait for the crew",
