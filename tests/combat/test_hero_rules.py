@@ -613,6 +613,39 @@ def test_normal_damage_subtracts_defence_from_stun_and_body():
     assert (e.stun, e.body) == (0, 0) and t.f("ogre").stun == 24
 
 
+def test_the_targets_pd_or_ed_from_the_sheet_adds_to_the_defence_given():
+    t = started(ana(), bo(), ogre(pd=4, ed=9))
+    # 6d6: 21 STUN, 6 BODY. PD 4 plus 2 more given: 15 STUN, 0 BODY.
+    [e] = t.do(h.Attack(actor="ana", target="ogre", dice=6, defence=2, against="pd"),
+               faces=[3, 3, 3, 1, 2, 3, 4, 5, 6])
+    assert (e.defence, e.stun, e.body) == (6, 15, 0)
+    assert "after 6 defence Ogre takes 15 STUN and 0 BODY" in said(t, e)
+    t.go_to(2, 9)  # Ana's next phase: an energy attack against ED 9
+    with pytest.raises(RuleError, match="Choose physical"):
+        h.decide(t.state, h.Attack(actor="ana", target="ogre", dice=3, against="flash"), ScriptedDice([]))
+    [e] = t.do(h.Attack(actor="ana", target="ogre", dice=3, against="ed"), faces=[3, 3, 3, 6, 6, 6])
+    assert (e.defence, e.stun, e.body) == (9, 9, 0)
+
+
+def test_physical_dice_need_the_setting_and_the_right_count_and_are_marked_in_the_log():
+    t = started()
+    attack = h.Attack(actor="ana", target="ogre", dice=2, entered=(2, 2, 2), damage_entered=(6, 5))
+    with pytest.raises(RuleError, match="The GM has the server roll the dice"):
+        h.decide(t.state, attack, ScriptedDice([]))
+    t = table(ana(), bo(), ogre(), entered_dice=True)
+    t.do(h.NextSegment())
+    for bad, sentence in (((2, 2), "Enter the three dice"), ((0, 2, 2), "shows a face from 1 to 6")):
+        with pytest.raises(RuleError, match=sentence):
+            h.decide(t.state, replace(attack, entered=bad), ScriptedDice([]))
+    with pytest.raises(RuleError, match="The damage is 2d6: enter 2 dice or none"):
+        h.decide(t.state, replace(attack, damage_entered=(6,)), ScriptedDice([]))
+    [e] = t.do(attack)  # no die of the server's is used
+    assert e.entered and e.damage_entered and e.roll == (2, 2, 2) and e.damage == (6, 5)
+    assert "6 on 3d6 (physical dice)" in said(t, e) and "2d6 (physical dice) roll 11 STUN" in said(t, e)
+    [miss] = t.do(h.Attack(actor="bo", target="ogre", dice=2, entered=(6, 6, 6), damage_entered=(1, 1)))
+    assert not miss.hit and miss.damage == () and not miss.damage_entered  # an 18 misses: no damage is kept
+
+
 @pytest.mark.parametrize("ocv_mod,dcv_mod,faces,hit", [
     (-30, 30, [1, 1, 1], True),  # needed far below 3: a 3 still hits
     (-30, 30, [1, 1, 2], False),
@@ -888,8 +921,9 @@ def test_an_encounter_needs_a_pc_and_clean_settings():
         h.initial_state((ana(),), {"dex_ties": "coin"})
     state = h.initial_state((ana(),), None)
     assert state.settings == {s.key: s.default for s in h.SETTINGS}
-    assert {s.key for s in h.SETTINGS} == {"dex_ties", "spd1_opening", "spd_change", "str_end", "hold_collision"}
-    assert [s.default for s in h.SETTINGS] == ["gm", True, "lockout", 10, "gm"]
+    assert {s.key for s in h.SETTINGS} == {"dex_ties", "spd1_opening", "spd_change", "str_end", "hold_collision",
+                                           "entered_dice"}
+    assert [s.default for s in h.SETTINGS] == ["gm", True, "lockout", 10, "gm", False]
 
 
 def test_state_events_and_commands_round_trip_through_json():

@@ -35,7 +35,7 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
     ({}, "Add at least one enemy."),
     ({"npc_qty": 51}, "Choose 0 to 50."),
     ({"npc_qty": "many"}, "Enter how many, as a number."),
-    ({"model": "hero"}, "HERO System encounters cannot be played yet."),
+    ({"model": "gurps"}, "Select a valid choice. gurps is not one of the available choices."),
     ({"setting_change_cost": "9"}, "Select a valid choice."),
 ])
 def test_builder_explains_what_is_wrong(gm_client, campaign, pc, npc, data, sentence):
@@ -108,9 +108,9 @@ def test_gm_run_screen_has_every_control_and_the_notes(gm_client, running, pc, n
     npc.gm_notes = "SECRET-NPC-NOTE: flees at 1 HL"
     npc.save()
     page = gm_client.get(running.get_absolute_url()).content.decode()
-    for control in ("declare", "start_players", "spend_collapse", "adjust_health", "set_condition", "undo",
-                    "end_encounter"):
+    for control in ("declare", "start_players", "spend_collapse", "adjust_health", "set_condition", "undo"):
         assert f'value="{control}"' in page, control
+    assert reverse("encounter_end", args=[running.campaign_id, running.pk]) in page
     assert "SECRET-GM-NOTE" in page and "SECRET-NPC-NOTE: flees at 1 HL" in page
 
 

@@ -75,3 +75,25 @@ def daphne_server(tmp_path_factory):
         except subprocess.TimeoutExpired:
             daphne.kill()
         log.close()
+
+
+DEMO_CAMPAIGN = "The Drift Between Stars"
+
+
+def log_in(page, base, username, campaign=DEMO_CAMPAIGN):
+    """Log a demo account in on `page` and open the demo campaign."""
+    from playwright.sync_api import expect
+
+    page.goto(base + "/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(DEMO_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Your campaigns")).to_be_visible()
+    page.get_by_role("link", name=campaign).click()
+    expect(page.get_by_role("heading", name=campaign, level=1)).to_be_visible()
+
+
+def fits(page):
+    """The page does not scroll sideways (a phone at 360 px)."""
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"{page.url} scrolls sideways at {width[1]} px: scrollWidth {width[0]}"

@@ -41,7 +41,7 @@ CHARACTERS = [
     ("Oru Dax", "ben", "sw5e", _stats("sw5e", initiative_mod=1, station="gunner"), 0),
     ("Mek-7", "cleo", "sw5e", _stats("sw5e", initiative_mod=2, station="mechanic"), 0),
     ("Captain Vrask", None, "sw5e", _stats("sw5e", initiative_mod=1, station="pilot"), 0),
-    ("Kestrel", "ana", "hero", _stats("hero", spd=5, dex=23, initiative_dex=23, con=18, rec=8, ocv=8, dcv=8,
+    ("Kestrel", "ana", "hero", _stats("hero", spd=4, dex=23, initiative_dex=23, con=18, rec=8, ocv=8, dcv=8,
                                       stun=40, stun_max=40, body=12, body_max=12, end=40, end_max=40), 0),
     ("Bulwark", "ben", "hero", _stats("hero", spd=3, dex=14, initiative_dex=14, con=25, rec=12, ocv=6, dcv=5,
                                       stun=60, stun_max=60, body=15, body_max=15, end=50, end_max=50), 0),

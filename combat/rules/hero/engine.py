@@ -63,6 +63,8 @@ SETTINGS = (
     Setting("str_end", "END for STR", 10, choices=((10, "1 END per 10 STR"), (5, "1 END per 5 STR"))),
     Setting("hold_collision", "A held action colliding with another action", "gm",
             choices=(("gm", "The GM decides who goes first"), ("roll", "Both roll DEX; the larger margin goes first"))),
+    Setting("entered_dice", "Players may enter the faces of physical dice", False,
+            help="An attack's 3d6 and its damage dice may be typed in; the log marks them as physical dice."),
 )
 
 
@@ -110,6 +112,11 @@ def dex_roll_target(dex: int) -> int:
     return 9 + (dex + 2) // 5
 
 
+def to_hit(attacker: "Fighter", target: "Fighter", ocv_mod: int = 0, dcv_mod: int = 0) -> int:
+    """The most an attack roll may be to hit: 11 + OCV − DCV (a Stunned target's DCV is halved)."""
+    return 11 + attacker.ocv + ocv_mod - max(0, target.current_dcv + dcv_mod)
+
+
 # --- State -----------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -144,6 +151,8 @@ class Fighter:
     rec: int = 4
     ocv: int = 3
     dcv: int = 3
+    pd: int = 2
+    ed: int = 2
     stun: int = 20
     stun_max: int = 20
     body: int = 10
@@ -190,11 +199,26 @@ class State:
     acting_halves: int = 0
     acting_since: int = 0  # tick of the phase that holder held
     recovering: tuple[str, ...] = ()  # took a Recovery this segment; it lands when the segment ends
+    skipped: tuple[int, ...] = ()  # segments passed over with nobody to act just before this one
     settings: dict[str, str | int | bool] = field(default_factory=dict)
 
     @property
     def now(self) -> int:
         return tick(self.turn, self.segment)
+
+    @property
+    def round(self) -> int:
+        """The log's grouping (exports, review): a HERO turn is the round, its segment the phase."""
+        return self.turn
+
+    @property
+    def phase(self) -> int:
+        return self.segment
+
+    @property
+    def floor_halves(self) -> int:
+        """Half phase actions already taken by whoever has the floor."""
+        return self.acting_halves if self.acting else self.halves
 
     @property
     def active(self) -> str:
@@ -279,6 +303,9 @@ class Attack(Command):
     active_points: int = 0
     strength: int = 0
     text: str = ""
+    against: str = ""  # "pd" or "ed": the target's sheet defence is added to `defence`
+    entered: tuple[int, ...] = ()  # physical dice (when the GM allows them): the attack roll's three faces
+    damage_entered: tuple[int, ...] = ()  # and the damage dice, used only if the attack hits
 
 
 @dataclass(frozen=True)
@@ -460,6 +487,8 @@ class Attacked(Event):
     knocked_out: bool = False
     end: int = 0
     text: str = ""
+    entered: bool = False  # the attack roll was typed in from physical dice
+    damage_entered: bool = False
 
     @property
     def total(self) -> int:
@@ -759,20 +788,32 @@ def _attack(state: State, c: Attack, dice: Dice) -> list[Event]:
     _require(target.id in f.aware_of or target.side == f.side, f"{f.name} is not aware of {target.name}.")
     _require(0 <= c.dice <= 30, "Damage must be from 0 to 30 dice.")
     _require(0 <= c.defence <= 500, "Defence must be from 0 to 500.")
+    _require(c.against in ("", "pd", "ed"), "Choose physical (PD) or energy (ED) defence, or none.")
     _require(-30 <= c.ocv_mod <= 30 and -30 <= c.dcv_mod <= 30, "OCV and DCV modifiers must be from -30 to 30.")
     cost = _pay(state, f, c.active_points, c.strength)
-    needed = 11 + f.ocv + c.ocv_mod - max(0, target.current_dcv + c.dcv_mod)
-    roll = dice.roll(3, 6)
+    needed = to_hit(f, target, c.ocv_mod, c.dcv_mod)
+    defence = c.defence + (getattr(target, c.against) if c.against else 0)
+    if c.entered or c.damage_entered:
+        _require(bool(state.settings.get("entered_dice")), "The GM has the server roll the dice in this encounter.")
+    if c.entered:
+        _require(len(c.entered) == 3, "Enter the three dice of the attack roll.")
+        _require(all(1 <= face <= 6 for face in c.entered), "Each die of the attack roll shows a face from 1 to 6.")
+    if c.damage_entered:
+        _require(len(c.damage_entered) == c.dice,
+                 f"The damage is {c.dice}d6: enter {c.dice} {'die' if c.dice == 1 else 'dice'} or none.")
+        _require(all(1 <= face <= 6 for face in c.damage_entered), "Each damage die shows a face from 1 to 6.")
+    roll = tuple(c.entered) or dice.roll(3, 6)
     hit = attack_hits(sum(roll), needed)
-    damage = dice.roll(c.dice, 6) if hit else ()
-    stun = max(0, sum(damage) - c.defence)
-    body = max(0, sum(body_of(face) for face in damage) - c.defence)
+    damage = (tuple(c.damage_entered) or dice.roll(c.dice, 6)) if hit else ()
+    stun = max(0, sum(damage) - defence)
+    body = max(0, sum(body_of(face) for face in damage) - defence)
     left = target.stun - stun
     knocked_out = left <= 0 < target.stun
     stunned = stun > target.con and left > 0
     return [Attacked(fighter=f.id, target=target.id, roll=roll, needed=needed, hit=hit, damage=damage,
-                     defence=c.defence if hit else 0, stun=stun, body=body, stunned=stunned,
-                     knocked_out=knocked_out, end=cost, text=_text(c.text))]
+                     defence=defence if hit else 0, stun=stun, body=body, stunned=stunned,
+                     knocked_out=knocked_out, end=cost, text=_text(c.text), entered=bool(c.entered),
+                     damage_entered=hit and bool(c.damage_entered) and c.dice > 0)]
 
 
 def _take_recovery(state: State, c: TakeRecovery, dice: Dice) -> list[Event]:
@@ -849,6 +890,29 @@ def _abort_checks(state: State, f: Fighter) -> None:
     _require(f.acted_at != state.now, f"{f.name} has already acted in this segment.")
     _require(state.floor != f.id, f"It is {f.name}'s phase: act instead of aborting.")
     _require(f.held is not None or not f.forfeit, f"{f.name} has already aborted: the next phase is spent.")
+
+
+def abort_refusal(state: State, fighter_id: str) -> str:
+    """Why this character cannot abort now ("" when they can): what a phone shows beside its Abort buttons."""
+    if not state.started:
+        return "Combat has not begun."
+    try:
+        _abort_checks(state, state.fighter(fighter_id))
+    except RuleError as exc:
+        return str(exc)
+    return ""
+
+
+def hold_segments(state: State, fighter_id: str) -> tuple[int, ...]:
+    """The segments a character holding the open phase may hold to: every one before their next phase."""
+    f = state.fighter(fighter_id)
+    until = _next_phase(state, f, state.segment + 1)
+    return tuple(turn_and_segment(at)[1] for at in range(state.now + 1, until))
+
+
+def next_phase_at(state: State, fighter_id: str) -> int:
+    """Tick of the character's next phase still to come (this segment's when it is still waiting)."""
+    return _next_phase(state, state.fighter(fighter_id))
 
 
 def _aborted(state: State, f: Fighter, action: str, text: str, active_points: int) -> list[Event]:
@@ -997,7 +1061,7 @@ def evolve(state: State, event: Event) -> State:
                              for f in fighters)
         state = replace(state, fighters=fighters, turn=event.turn, segment=event.segment, started=True,
                         order=event.order, cursor=0, halves=0, acting="", acting_halves=0, acting_since=0,
-                        recovering=())
+                        recovering=(), skipped=event.skipped)
         for fid in event.lost_holds:
             f = state.fighter(fid)
             state = _put(state, replace(_marked(state, f, f.held.since, "lost"), held=None))
@@ -1198,14 +1262,17 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
         if unseen(event.fighter) and unseen(event.target):
             return None
         attacker, target = who(event.fighter), who(event.target)
-        what = f" with {event.text}" if event.text else ""
+        what = f" with {event.text}" if event.text and not unseen(event.fighter) else ""  # the GM's words
         needed = f" (needed {event.needed} or less)" if gm else ""
-        lead = f"{attacker} attacks {target}{what}{cost(event.fighter, event.end)}: {event.total} on 3d6{needed}"
+        physical = " (physical dice)" if event.entered else ""
+        lead = (f"{attacker} attacks {target}{what}{cost(event.fighter, event.end)}: {event.total} on 3d6{physical}"
+                f"{needed}")
         if not event.hit:
             return f"{lead}, a miss."
         parts = [f"{lead}, a hit"]
         if event.damage and not secret(event.target):
-            parts.append(f"{len(event.damage)}d6 roll {event.stun_rolled} STUN and {event.body_rolled} BODY, and "
+            rolled = " (physical dice)" if event.damage_entered else ""
+            parts.append(f"{len(event.damage)}d6{rolled} roll {event.stun_rolled} STUN and {event.body_rolled} BODY, and "
                          f"after {event.defence} defence {target} takes {event.stun} STUN and {event.body} BODY")
         if event.stunned:
             parts.append(f"{target} is Stunned")
@@ -1281,7 +1348,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
 
 # --- between the campaign and the encounter --------------------------------------------------------------
 
-_SHEET = ("spd", "dex", "initiative_dex", "con", "rec", "ocv", "dcv", "stun", "stun_max", "body", "body_max",
+_SHEET = ("spd", "dex", "initiative_dex", "con", "rec", "ocv", "dcv", "pd", "ed", "stun", "stun_max", "body", "body_max",
           "end", "end_max")
 WRITTEN_BACK = ("stun", "body", "end")
 

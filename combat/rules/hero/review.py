@@ -1,0 +1,124 @@
+"""What each HERO System event means for the after-action review: attack and DEX rolls, BODY dealt and taken,
+STUN taken and the phases each character used.
+
+The timeline is headed by Turn and Segment (a HERO turn is the review's round, its segment the phase). Damage in
+the summary and the damage chart is BODY, which lasts; STUN, which comes back with every Recovery, is its own
+column, owed to whoever took it (`credits`). A phase is used when it ends after the character did something in it
+(an action, an attack, a Recovery, a released held action) or when an abort spends it; a phase let go by, held
+and lost, or spent Stunned or knocked out is not.
+
+Players (gm=False) see what the log tells them: an enemy's damage dice, BODY and STUN taken stay with the GM, and
+an enemy no PC is aware of is neither a row of the summary nor the source of any figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from combat.rules.core import RuleError
+from combat.rules.hero import engine as h
+
+
+@dataclass(frozen=True)
+class RollFact:
+    sides: int
+    faces: tuple[int, ...]
+    succeeded: bool | None = None  # a roll-off or damage dice neither succeed nor fail
+    doubles: bool = False
+    entered: bool = False
+    counted: bool = True  # an attack or DEX roll; damage dice and roll-offs only add their faces
+    complexity: int = 0
+    chance: float | None = None
+
+
+@dataclass(frozen=True)
+class Facts:
+    round: int  # the HERO turn
+    phase: int  # the segment
+    turn: str  # HERO has no one's turn: phases in DEX order share the segment
+    actor: str
+    action: bool = False
+    rolls: tuple[RollFact, ...] = ()
+    damage: tuple[tuple[str, str, int], ...] = ()  # (source, target, BODY)
+    phases_used: int = 0
+    credits: tuple[tuple[str, str, int], ...] = ()  # (who took it, "stun_taken", STUN)
+    extra: dict = field(default_factory=dict)
+
+
+# (key, label, GM-only)
+MODEL_FIGURES = (("phases_used", "Phases used", False), ("stun_taken", "STUN taken", False))
+
+
+def round_title(n: int) -> str:
+    return f"Turn {n}"
+
+
+def section_title(phase: int, turn: str, names: dict[str, str]) -> str:
+    return f"Segment {phase}"
+
+
+def _seen(state: h.State) -> set[str]:
+    return {e for f in state.pcs() for e in f.aware_of}
+
+
+def subjects(state: h.State, gm: bool = True) -> list[tuple[str, str, str]]:
+    """The summary's rows: everyone for the GM; for players, the PCs and the enemies the party knows of."""
+    seen = _seen(state)
+    return [(f.id, f.name, f.side) for f in state.fighters if gm or f.side == "pc" or f.id in seen]
+
+
+def facts(state: h.State, event, gm: bool = True) -> Facts:
+    """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
+    seen = _seen(state)
+
+    def side(fid: str) -> str:
+        try:
+            return state.fighter(fid).side
+        except RuleError:
+            return ""
+
+    def unseen(fid: str) -> bool:
+        return not gm and side(fid) == "enemy" and fid not in seen
+
+    def secret(fid: str) -> bool:
+        return not gm and side(fid) != "pc"
+
+    base = {"round": state.turn, "phase": state.segment, "turn": ""}
+    if isinstance(event, h.SegmentStarted):
+        rolls = tuple(RollFact(6, r.faces, counted=False) for r in event.rolloff if not unseen(r.fighter))
+        return Facts(round=event.turn, phase=event.segment, turn="", actor="", rolls=rolls)
+    if isinstance(event, h.Acted):
+        return Facts(**base, actor=event.fighter, action=True, phases_used=int(event.ends_phase))
+    if isinstance(event, h.Attacked):
+        if unseen(event.fighter) and unseen(event.target):
+            return Facts(**base, actor=event.fighter)
+        rolls = [RollFact(6, event.roll, succeeded=event.hit, entered=event.entered)]
+        damage, credits = (), ()
+        if event.hit and not secret(event.target):
+            if event.damage:
+                rolls.append(RollFact(6, event.damage, counted=False, entered=event.damage_entered))
+            damage = ((event.fighter, event.target, event.body),) if event.body else ()
+            credits = ((event.target, "stun_taken", event.stun),) if event.stun else ()
+        return Facts(**base, actor=event.fighter, action=True, rolls=tuple(rolls), damage=damage, credits=credits,
+                     phases_used=1)
+    if isinstance(event, h.PhaseEnded):
+        f = state.fighter(event.fighter)
+        return Facts(**base, actor=f.id, phases_used=int(f.acted_at == state.now))
+    if isinstance(event, h.Aborted):
+        return Facts(**base, actor=event.fighter, action=True, phases_used=1)
+    if isinstance(event, h.HoldContested):
+        rolls = []
+        for fid, faces, target, counted in ((event.holder, event.holder_roll, event.holder_target, True),
+                                            (event.other, event.other_roll, event.other_target, False)):
+            if not unseen(fid):
+                rolls.append(RollFact(6, faces, succeeded=sum(faces) <= target if counted else None,
+                                      counted=counted))
+        return Facts(**base, actor=event.holder, rolls=tuple(rolls))
+    if isinstance(event, h.PoolsAdjusted):
+        if secret(event.fighter):
+            return Facts(**base, actor=event.fighter)
+        damage = (("", event.fighter, -event.body),) if event.body < 0 else ()
+        credits = ((event.fighter, "stun_taken", -event.stun),) if event.stun < 0 else ()
+        return Facts(**base, actor=event.fighter, damage=damage, credits=credits)
+    actor = getattr(event, "fighter", "") or getattr(event, "holder", "")
+    return Facts(**base, actor=actor)
