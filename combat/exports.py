@@ -5,7 +5,7 @@ JSON schema "fray.encounter-export", version 1 (documented in combat/EXPORTS.md)
      "encounter": {"name", "model", "status", "settings", "campaign"},
      "combatants": [{"key", "name", "side"}],
      "initial": state JSON (complete exports only),
-     "events": [{"seq", "batch", "kind", "audience", "actor", "created_at", "data", "text"}],
+     "events": [{"seq", "batch", "kind", "audience", "actor", "created_at", "data", "text", "undone"}],
      "final": state JSON (complete exports only)}
 A complete export (made by a GM) imports back into a new encounter that replays to the same state.
 A player's export holds only what that player may see: no GM-only events, no unseen enemies, no states.
@@ -23,7 +23,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from combat.models import Encounter, EncounterEvent
-from combat.review import may_see_gm_only
+from combat.review import may_see_gm_only, unseen
 from combat.rules.core import MARKER_SENTENCES, RuleError, Undone, from_json, is_marker, replay, to_json
 from combat.services import engine_for, load_initial
 
@@ -88,13 +88,15 @@ def _dice(payload: dict) -> str:
 
 def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     complete = gm_view
+    # An imported encounter's combatants are not flagged hidden: the replayed state says who the party never saw.
+    unseen_keys = set() if gm_view else unseen(load_initial(encounter))
     head = {
         "schema": SCHEMA, "version": VERSION, "exported_at": timezone.now().isoformat(), "complete": complete,
         "encounter": {"name": encounter.name, "model": encounter.model, "status": encounter.status,
                       "settings": encounter.settings, "campaign": encounter.campaign.name},
         "combatants": [{"key": c.key, "name": c.name, "side": c.side}
                        for c in encounter.combatants.order_by("pk")
-                       if gm_view or c.side == "pc" or not c.hidden],
+                       if gm_view or c.side == "pc" or not (c.hidden or c.key in unseen_keys)],
     }
     if complete:
         head["initial"] = encounter.initial

@@ -8,13 +8,17 @@ Each model's table names its facts module (`table.review`), pure Python beside i
 for the model's own columns, each an attribute of its Facts or a key of `Facts.extra`), and may provide
 `round_title(n)` and `section_title(phase, turn, names)` for the timeline's headings, `subjects(state)` ->
 [(key, name, side)] when the summary has rows beyond the state's fighters (SW5e's ships) or fewer (a `gm` keyword
-on it leaves out, for players, who they never saw), and a `gm` keyword on `facts` when what a player may see of an
-event's rolls and figures depends on the viewer. A Facts object may
-carry `credits` ((subject, figure key, amount), ...) for figures owed to someone other than its actor (HERO's
-STUN taken by an attack's target). A Facts object has
-`round, phase, turn, actor, action, rolls, damage, extra`; each roll has `sides, faces, succeeded, doubles,
-entered`, `counted` (False for a reroll of one die) and `complexity, chance` (Burn Bryte's chart; 0 and None
-elsewhere).
+on it leaves out, for players, who they never saw; without `subjects`, `default_subjects` is used), and a `gm`
+keyword on `facts` when what a player may see of an event's rolls and figures depends on the viewer.
+
+Unseen enemies (an enemy whose id is in no PC's `aware_of`) never reach a player who may not see GM-only entries:
+whatever a model's `subjects` returns, their rows are left out of the summary and the character filter, so no
+figure is counted for them either; the timeline leaves them out or unnamed as the model's `describe` does.
+
+A Facts object may carry `credits` ((subject, figure key, amount), ...) for figures owed to someone other than
+its actor (HERO's STUN taken by an attack's target). A Facts object has `round, phase, turn, actor, action, rolls,
+damage, extra`; each roll has `sides, faces, succeeded, doubles, entered`, `counted` (False for a reroll of one
+die) and `complexity, chance` (Burn Bryte's chart; 0 and None elsewhere).
 """
 
 from __future__ import annotations
@@ -76,6 +80,40 @@ def may_see_gm_only(encounter: Encounter, is_gm: bool) -> bool:
     return is_gm or (encounter.status == Encounter.Status.ENDED and encounter.log_revealed)
 
 
+def unseen(state) -> set[str]:
+    """The ids of the enemies no PC is aware of (an id in no PC's `aware_of`): what players never see named.
+
+    Empty for a model whose fighters do not track awareness (SW5e's crews)."""
+    fighters = tuple(getattr(state, "fighters", ()))
+    if not all(hasattr(f, "aware_of") for f in fighters):
+        return set()
+    seen = {e for f in fighters if f.side == "pc" for e in f.aware_of}
+    return {f.id for f in fighters if f.side != "pc" and f.id not in seen}
+
+
+def default_subjects(state, gm: bool = True) -> list[tuple[str, str, str]]:
+    """The summary's rows for a model without its own `subjects`: every fighter for the GM; for players, every
+    fighter but the unseen enemies."""
+    hidden = set() if gm else unseen(state)
+    return [(f.id, f.name, f.side) for f in state.fighters if f.id not in hidden]
+
+
+def _subjects_for(facts_module, show_all: bool):
+    """state -> [(key, name, side)] as this viewer may see them: the model's `subjects` (or the default), and for
+    players never an unseen enemy, whatever the model's own function returns."""
+    subjects = getattr(facts_module, "subjects", default_subjects)
+    if "gm" in inspect.signature(subjects).parameters:
+        subjects = functools.partial(subjects, gm=show_all)
+    if show_all:
+        return subjects
+
+    def for_players(state) -> list[tuple[str, str, str]]:
+        hidden = unseen(state)
+        return [row for row in subjects(state) if row[0] not in hidden]
+
+    return for_players
+
+
 def build(encounter: Encounter, is_gm: bool) -> Review:
     engine = engine_for(encounter)
     facts_module = tables.get(encounter.model).review
@@ -86,11 +124,8 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
     log = load_log(encounter)
     live = {item.seq for item in active_events(log)}
     state = load_initial(encounter)
-    subjects = getattr(facts_module, "subjects", None)
-    if subjects and "gm" in inspect.signature(subjects).parameters:
-        subjects = functools.partial(subjects, gm=show_all)
-    rows = subjects(state) if subjects else [(f.id, f.name, f.side) for f in state.fighters]
-    summaries = {key: Summary(key, name, side) for key, name, side in rows}
+    subjects = _subjects_for(facts_module, show_all)
+    summaries = {key: Summary(key, name, side) for key, name, side in subjects(state)}
     figures = tuple((key, label) for key, label, gm_only in facts_module.MODEL_FIGURES
                     if show_all or not gm_only)
     for s in summaries.values():
@@ -126,8 +161,7 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
         entries=entries, summaries=list(summaries.values()), faces=dict(faces),
         damage_by_round=dict(sorted(damage_by_round.items())), by_complexity=by_complexity,
         model_figures=figures,
-        fighters={key: name for key, name, _ in (subjects(state) if subjects else
-                                                  [(f.id, f.name, f.side) for f in state.fighters])},
+        fighters={key: name for key, name, _ in subjects(state)},
         kinds=sorted({e.kind for e in entries}),
         facts=facts_module,
     )

@@ -149,3 +149,21 @@ def test_gm_imports_an_export_from_the_encounters_page(fought, client, gm, playe
         assert sentence in response.content.decode()
     assert "Choose a JSON export file" in client.post(url, {}, follow=True).content.decode()
     assert Encounter.objects.count() == 2
+
+
+def test_every_key_the_json_export_writes_is_documented(fought):
+    """combat/EXPORTS.md documents the schema: a key written but not documented fails here, so the doc cannot drift."""
+    from pathlib import Path
+
+    doc = (Path(exports.__file__).parent / "EXPORTS.md").read_text(encoding="utf-8")
+    assert f"`{exports.SCHEMA}`" in doc and f"version {exports.VERSION}" in doc
+    for gm_view in (True, False):
+        data = json.loads(export(fought, "json", gm_view=gm_view)[0])
+        written = {"top level": set(data), "encounter": set(data["encounter"]),
+                   "combatants": {k for c in data["combatants"] for k in c},
+                   "events": {k for e in data["events"] for k in e}}
+        for where, keys in written.items():
+            missing = sorted(k for k in keys if f"| `{k}` |" not in doc)
+            assert not missing, f"{where} keys not in combat/EXPORTS.md: {missing}"
+    header = next(csv.reader(io.StringIO(export(fought, "csv")[0])))
+    assert not [column for column in header if f"| `{column}` |" not in doc]

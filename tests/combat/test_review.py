@@ -1,9 +1,14 @@
 """The after-action review: timeline, filters, visibility, per-character figures and charts."""
 
+import io
+import json
+
 import pytest
 from django.urls import reverse
 
-from combat import review, services
+from campaigns.models import Character
+from combat import exports, review, services
+from combat.rules import registry
 from combat.rules.dice import ScriptedDice
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +113,108 @@ def test_filters_by_character_and_kind(fought, gm_client, pc):
 def test_outsiders_get_404(fought, client, outsider):
     client.force_login(outsider)
     assert client.get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).status_code == 404
+
+
+# --- unseen enemies: never on a player's log page nor in a player's export -----------------------------------------
+
+def _player_and_gm_views(encounter, client, player, gm):
+    """(player's log page, GM's log page, [player's export in every format], GM's JSON export)."""
+    url = reverse("encounter_log", args=[encounter.campaign_id, encounter.pk])
+    client.force_login(player)
+    player_page = client.get(url).content.decode()
+    client.force_login(gm)
+    gm_page = client.get(url).content.decode()
+    player_exports = []
+    for fmt, write in exports.WRITERS.items():
+        out = io.StringIO()
+        write(encounter, False, out)
+        player_exports.append((fmt, out.getvalue()))
+    out = io.StringIO()
+    exports.write_json(encounter, True, out)
+    return player_page, gm_page, player_exports, out.getvalue()
+
+
+def _assert_unseen(name, encounter, client, player, gm, seen_name):
+    player_page, gm_page, player_exports, gm_json = _player_and_gm_views(encounter, client, player, gm)
+    assert seen_name in player_page  # the visible enemy is named: the page is not simply empty
+    assert name not in player_page
+    summary = gm_page[gm_page.index('id="sum-h"'):gm_page.index('id="charts-h"')]
+    character_filter = gm_page[gm_page.index('id="f-fighter"'):gm_page.index('id="f-kind"')]
+    assert name in summary and name in character_filter  # the GM still sees everyone
+    for fmt, text in player_exports:
+        assert name not in text, fmt
+    assert name in gm_json
+    data = review.build(encounter, is_gm=False)
+    assert name not in {s.name for s in data.summaries} | set(data.fighters.values())
+    return player_page
+
+
+@pytest.fixture
+def grell(campaign):
+    return Character.objects.create(campaign=campaign, name="Grell", kind="npc", system="burn_bryte")
+
+
+def test_burn_bryte_players_never_see_an_unseen_enemy(campaign, gm, player, pc, npc, grell, client):
+    enc = services.start_encounter(services.create_encounter(
+        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1), (grell, 1)],
+        hidden={npc.pk}), gm)
+    L, N, G = f"pc{pc.pk}", f"npc{npc.pk}-1", f"npc{grell.pk}-1"
+    steps = [
+        (gm, "declare", {"enemy": N, "target": L, "text": "ambush"}, ()),
+        (gm, "declare", {"enemy": G, "target": L, "text": "shoot"}, ()),
+        (gm, "start_players", {}, ()),
+        (player, "claim_turn", {"actor": L}, ()),
+        (player, "skill_roll", {"actor": L, "skill": "Melee", "intent": "attack", "target": G}, (4, 1)),
+        (player, "end_turn", {"actor": L}, ()),
+        (gm, "start_enemies", {}, ()),
+        (gm, "resolve", {"declaration": 1, "outcome": "hit", "damage": 1}, ()),
+        (gm, "resolve", {"declaration": 2, "outcome": "missed"}, ()),
+    ]
+    for i, (user, name, data, dice) in enumerate(steps):
+        result = services.submit(enc.pk, user, name, data, f"h{i}", dice=ScriptedDice(dice))
+        assert result.ok, (name, result.error)
+    enc.refresh_from_db()
+    _assert_unseen("Nivick", enc, client, player, gm, "Grell")
+    # An imported copy keeps no `hidden` flag on its combatants: the state still says who the party never saw.
+    gm_json = _player_and_gm_views(enc, client, player, gm)[3]
+    copy = exports.import_encounter(campaign, gm, json.loads(gm_json))
+    _assert_unseen("Nivick", copy, client, player, gm, "Grell")
+
+
+def _expanse_sheet(**values):
+    schema = registry.get("expanse").stats
+    clean, errors = schema.validate({**schema.defaults(), **values})
+    assert not errors, errors
+    return clean
+
+
+def test_expanse_players_never_see_an_unseen_enemy(campaign, gm, player, client):
+    rosa = Character.objects.create(campaign=campaign, name="Rosa", owner=player, system="expanse",
+                                    stats=_expanse_sheet(accuracy=3, dexterity=3, defense=13, toughness=2,
+                                                         fortune=18, fortune_max=18, focuses="Accuracy (Pistols)",
+                                                         weapons="Pistol"))
+    thug = Character.objects.create(campaign=campaign, name="Thug", kind="npc", system="expanse",
+                                    stats=_expanse_sheet(accuracy=2, defense=11, toughness=1, weapons="Pistol"))
+    spotter = Character.objects.create(campaign=campaign, name="Spotter", kind="npc", system="expanse",
+                                       stats=_expanse_sheet(accuracy=4, defense=14, weapons="Rifle"))
+    enc = services.start_encounter(services.create_encounter(
+        campaign, gm, name="Dock", model="expanse", pcs=[rosa], enemies=[(thug, 1), (spotter, 1)],
+        hidden={spotter.pk}), gm)
+    R, T, S = f"pc{rosa.pk}", f"npc{thug.pk}-1", f"npc{spotter.pk}-1"
+    faces = {S: (6, 6, 6), R: (4, 4, 3), T: (1, 1, 2)}  # the Spotter goes first, then Rosa, then the Thug
+    state = services.load_state(enc)
+    steps = [
+        (gm, "roll_initiative", {}, [d for f in state.fighters for d in faces[f.id]]),
+        (gm, "next_turn", {}, ()),
+        (gm, "attack", {"actor": S, "action": "ranged_attack", "weapon": "rifle", "target": R, "distance": 100},
+         (5, 5, 6, 6, 6, 6)),
+        (gm, "next_turn", {}, ()),
+        (player, "attack", {"actor": R, "action": "ranged_attack", "weapon": "pistol", "target": T},
+         (6, 6, 5, 2, 2)),
+    ]
+    for i, (user, name, data, dice) in enumerate(steps):
+        result = services.submit(enc.pk, user, name, data, f"x{i}", dice=ScriptedDice(dice))
+        assert result.ok, (name, result.error)
+    enc.refresh_from_db()
+    player_page = _assert_unseen("Spotter", enc, client, player, gm, "Thug")
+    assert "Someone unseen makes a Ranged Attack" in player_page  # the attack is on the log, unnamed
