@@ -669,6 +669,31 @@ def test_armour_penalties_match_the_seed():
     assert {k: v[1] for k, v in T.SHIELDS.items()} == {"none": 0, "riot_shield": 2, "ballistic_shield": 3}
 
 
+def test_a_ballistic_shield_in_hand_gives_three_defense_in_play():
+    t = begun(("luwe", "boss", "furo", "grunt"))
+    [readied] = t.do(ex.Ready(actor="luwe", item="ballistic_shield"))
+    assert ex.describe(t.initial, readied) == "Luwe readies ballistic shield."
+    assert t.f("luwe").shield == "ballistic_shield" and ex.defense(t.state, t.f("luwe")) == 13 + 3
+    t.do(ex.EndTurn(actor="luwe"))
+    heavy = ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe")
+    [miss] = t.do(heavy, faces=[4, 4, 4])  # 12 + Fighting 3 = 15: it would hit Defense 13, not 16
+    assert miss.test.tn == 16 and not miss.test.success and not t.state.hits
+    assert "15 against Defense 16, a miss" in ex.describe(t.state, miss, gm=False)
+    bare = begun(("boss", "luwe", "furo", "grunt"))
+    [hit] = bare.do(heavy, faces=[4, 4, 4, 6, 5])  # the same roll against Luwe without the shield
+    assert hit.test.tn == 13 and hit.test.success and len(bare.state.hits) == 1
+    # Equal to the shielded Defense still hits; a sheet's shield counts from the start.
+    t = begun(("boss", "luwe", "furo", "grunt"), encounter(luwe(shield="ballistic_shield"), furo(), boss(), grunt()))
+    [hit] = t.do(heavy, faces=[4, 4, 5, 6, 5])
+    assert hit.test.tn == 16 and hit.test.success and len(t.state.hits) == 1
+    # Put away, the shield gives nothing; the riot shield beside it gives +2.
+    t = begun(state=encounter(luwe(shield="ballistic_shield"), furo(), boss(), grunt()))
+    t.do(ex.Ready(actor="luwe", stow="shield"))
+    assert t.f("luwe").shield == "none" and ex.defense(t.state, t.f("luwe")) == 13
+    t.do(ex.Ready(actor="luwe", item="riot_shield"))
+    assert ex.defense(t.state, t.f("luwe")) == 13 + 2
+
+
 def boss_hits_luwe(damage_faces=(6, 5), **kw):
     """The Boss hits Luwe with a heavy weapon: 2d6 + Strength 3 against Toughness 2."""
     t = begun(("boss", "luwe", "furo", "grunt"), kw.pop("state", None))
@@ -914,6 +939,37 @@ def test_guardian_angel_takes_damage_meant_for_an_ally():
     luwe_hit, furo_hit = t.state.hits[-2:]
     assert luwe_hit.remaining == 12 - 3 - 2 and furo_hit.target == "furo" and furo_hit.remaining == 3
     assert not t.state.effects_on("luwe", "guardian")
+
+
+def test_group_tactics_moves_an_ally_2_m_per_2_sp_at_no_cost_to_the_allys_turn():
+    t = begun(("luwe", "boss", "furo", "grunt"))
+    t.do(pistol(), faces=[5, 5, 6, 1, 1])  # doubles: 6 SP
+    t.refuse(ex.SpendStunt(actor="luwe", stunt="Group Tactics", ally="luwe"), "Choose an ally of Luwe's")
+    t.refuse(ex.SpendStunt(actor="luwe", stunt="Group Tactics", ally="boss"), "Choose an ally of Luwe's")
+    t.refuse(ex.SpendStunt(actor="luwe", stunt="Group Tactics", points=1, ally="furo"), "costs 2\\+ SP")
+    [e] = t.do(ex.SpendStunt(actor="luwe", stunt="Group Tactics", points=3, ally="furo"))
+    assert (e.stunt, e.points, e.ally) == ("group_tactics", 3, "furo")
+    # 2 m per 2 SP: the odd third point buys nothing.
+    assert ex.describe(t.initial, e) == "Luwe spends 3 stunt points on Group Tactics: Furo moves 2 m."
+    assert ex.describe(t.initial, e, gm=False) == ex.describe(t.initial, e)
+    assert t.f("luwe").sp == 3 and t.f("luwe").stunts_used == ("group_tactics",)
+    t.refuse(ex.SpendStunt(actor="luwe", stunt="Group Tactics", points=2, ally="furo"),
+             "already used Group Tactics this round")
+    # The move is the stunt's: it spends none of Furo's actions, and his whole turn is still his.
+    assert t.f("furo").sp == 0 and t.f("furo").stunts_used == () and t.state.turn_actions == ("ranged_attack",)
+    t.do(ex.EndTurn(actor="luwe"))
+    to_turn(t, "furo")
+    t.do(ex.Move(actor="furo", metres=4))
+    t.do(punch(), faces=[2, 3, 4, 1])
+    assert t.state.turn_actions == ("move", "melee_attack")  # a minor and a major: Furo's turn was whole
+    t = begun(state=encounter(luwe(), furo(conditions=(T.TAKEN_OUT,)), boss(), grunt()))
+    t.do(pistol(), faces=[5, 5, 6, 1, 1])
+    t.refuse(ex.SpendStunt(actor="luwe", stunt="Group Tactics", points=4, ally="furo"), "Furo is out of the encounter")
+    t = begun(("boss", "luwe", "furo", "grunt"))
+    t.do(ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe"),
+         faces=[4, 4, 6, 1, 1])  # doubles: the Boss has 6 SP for his own side
+    [e] = t.do(ex.SpendStunt(actor="boss", stunt="Group Tactics", points=6, ally="grunt"))
+    assert ex.describe(t.initial, e, gm=False) == "Boss spends 6 stunt points on Group Tactics: Grunt moves 6 m."
 
 
 def test_take_cover_skirmish_and_whatevers_handy():
