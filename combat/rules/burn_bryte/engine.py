@@ -852,7 +852,8 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
         return (f"{name(roll.fighter)} rolls {roll.skill} {what} at complexity {roll.complexity}: "
                 f"{roll.complexity}d{roll.sides} show {_faces(roll)}; the roll {verdict}{note}.").replace("  ", " ")
     if isinstance(event, AdvantageSpent):
-        return f"{name(event.fighter)} spends an Advantage to reroll die {event.die + 1}: it shows {event.face}."
+        entered = " (entered)" if event.entered else ""
+        return f"{name(event.fighter)} spends an Advantage to reroll die {event.die + 1}: it shows {event.face}{entered}."
     if isinstance(event, Moved):
         return f"{name(event.fighter)} moves {event.squares} square{'s' if event.squares != 1 else ''} (free move)."
     if isinstance(event, TurnEnded):
