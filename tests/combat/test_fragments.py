@@ -33,3 +33,28 @@ def test_one_render_replays_the_log_once_for_every_audience(campaign, gm, pc, ot
     assert together == alone  # the same fragments as each audience rendered on its own
     assert "(undone)" in together[1] and "SECRET-GM-ONLY" in together[0] and "SECRET-GM-ONLY" not in together[1]
     assert len(replayed) == len(active_events(services.load_log(encounter)))  # once, not once per audience
+
+
+def test_the_phone_shows_each_skills_exact_chance_before_rolling(campaign, gm, player, pc, npc):
+    """Luwe's skills are d4s: 2d4 succeed 4·3/16 = 75%, 3d4 4·3·2/64 ≈ 38%, 4d4 24/256 ≈ 9%."""
+    encounter = services.start_encounter(services.create_encounter(
+        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    me = f"pc{pc.pk}"
+
+    def act(user, name, faces=(), **data):
+        act.n = getattr(act, "n", 0) + 1
+        result = services.submit(encounter.pk, user, name, data, f"c{act.n}", dice=ScriptedDice(faces))
+        assert result.ok, result.error
+
+    def phone():
+        encounter.refresh_from_db()
+        return fragments.me_html(encounter, services.load_state(encounter), player.pk)
+
+    act(gm, "declare", enemy=f"npc{npc.pk}-1", target=me, text="claw")
+    act(gm, "start_players")
+    act(player, "claim_turn", actor=me)
+    assert "2d4 · <strong>75%</strong>" in phone()
+    act(player, "skill_roll", faces=[1, 2], actor=me, skill="Athletics")
+    assert "3d4 · <strong>38%</strong>" in phone() and "2d4 · <strong>75%</strong>" not in phone()
+    act(player, "skill_roll", faces=[1, 2, 3], actor=me, skill="Stealth")
+    assert "4d4 · <strong>9%</strong>" in phone()

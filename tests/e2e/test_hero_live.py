@@ -46,6 +46,12 @@ def wait_after(page, before: int):
     page.wait_for_function("v => +document.querySelector('section.table').dataset.version > v", arg=before)
 
 
+def caught_up(page, at: int):
+    """Until `page` shows version `at` or newer. A phone acting on an older screen would send an older form's key:
+    the same action twice from one version counts once (a double tap), so each phone acts on the newest table."""
+    page.wait_for_function("v => +document.querySelector('section.table').dataset.version >= v", arg=at)
+
+
 def on_floor(gm) -> str:
     strong = gm.locator(".status .phase strong")
     return strong.first.inner_text() if strong.count() else ""
@@ -97,6 +103,9 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
     phones = {}
     for username, name in PLAYERS.items():
         page = open_phone(username)
+        # Record vibrations: a phone buzzes when its player's phase begins.
+        page.add_init_script("navigator.vibrate = (pattern) => { (window.__buzz = window.__buzz || []).push(pattern);"
+                             " return true; };")
         log_in(page, base, username)
         page.get_by_role("link", name=ENCOUNTER).click()
         expect(page).to_have_url(encounter_url)
@@ -116,6 +125,8 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
     expect(kestrel.get_by_text("Your phase!")).to_be_visible()
     expect(kestrel.locator(".me .sr-announce")).to_have_text("Your phase.")
     expect(bulwark.locator(".me")).to_have_attribute("data-your-turn", "0")
+    kestrel.wait_for_function("(window.__buzz || []).length === 1")
+    assert bulwark.evaluate("(window.__buzz || []).length") == 0
 
     # Bulwark aborts to Dodge ahead of the faster Kestrel: his phase in this segment is spent.
     expect(bulwark.get_by_text("Aborting gives up your next phase (segment 12 of turn 1).")).to_be_visible()
@@ -139,6 +150,8 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
             continue
         step = acted.get((heading, name), 0)
         acted[heading, name] = step + 1
+        for page in (kestrel, bulwark):
+            caught_up(page, before)
         if name == "Kestrel":
             expect(kestrel.get_by_text("Your phase!")).to_be_visible()
             if heading == "Turn 1, segment 12":
