@@ -172,6 +172,9 @@ else:
         "data_folder_in": str(CELERY_QUEUE_DIR / "queue"),
         "data_folder_out": str(CELERY_QUEUE_DIR / "queue"),
         "processed_folder": str(CELERY_QUEUE_DIR / "processed"),
+        # Exchange tables (the worker's remote-control pidbox, used by `celery inspect ping`). kombu's default is
+        # a relative "control" folder, which would land in whatever directory the worker was started from.
+        "control_folder": str(CELERY_QUEUE_DIR / "control"),
         "store_processed": False,
     }
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)

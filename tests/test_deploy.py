@@ -4,8 +4,11 @@ import json
 import os
 import re
 import secrets
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -14,6 +17,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 APP_SERVICES = ("web", "worker", "beat")
+LONG_RUNNING = ("postgres", "redis", *APP_SERVICES)  # every compose service runs until stopped
 
 
 def run_manage(*args, env_overrides, tmp_path):
@@ -91,10 +95,103 @@ def test_compose_defines_every_service(compose):
     assert {"postgres", "redis", *APP_SERVICES} <= set(compose["services"])
 
 
-@pytest.mark.parametrize("name", ["postgres", "redis", "web"])
+def duration(text) -> float:
+    """A compose duration ("30s", "1m30s", "500ms") in seconds."""
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|us|h|m|s)", str(text))
+    assert parts and "".join(n + u for n, u in parts) == str(text), f"not a compose duration: {text!r}"
+    return sum(float(n) * {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "us": 1e-6}[u] for n, u in parts)
+
+
+def healthcheck_command(service) -> str:
+    """The healthcheck's test as one shell-like string, compose's $$ escape turned into the $ the shell sees."""
+    test = service["healthcheck"]["test"]
+    if isinstance(test, list):
+        assert test[0] in {"CMD", "CMD-SHELL"}, test
+        test = " ".join(test[1:])
+    return test.replace("$$", "$")
+
+
+@pytest.mark.parametrize("name", LONG_RUNNING)
 def test_compose_service_has_a_healthcheck(compose, name):
     healthcheck = compose["services"][name].get("healthcheck")
-    assert healthcheck and healthcheck.get("test") and not healthcheck.get("disable"), name
+    assert healthcheck and not healthcheck.get("disable"), name
+    test = healthcheck.get("test")
+    assert test and test != ["NONE"], name
+    if isinstance(test, list):
+        assert test[0] in {"CMD", "CMD-SHELL"} and len(test) > 1 and all(test[1:]), (name, test)
+    assert duration(healthcheck["interval"]) > 0, name
+    assert isinstance(healthcheck["retries"], int) and healthcheck["retries"] >= 1, name
+    if "timeout" in healthcheck:
+        assert duration(healthcheck["timeout"]) <= duration(healthcheck["interval"]), name
+
+
+def test_compose_has_no_service_without_a_healthcheck(compose):
+    assert set(compose["services"]) == set(LONG_RUNNING), "a new service needs a healthcheck (and LONG_RUNNING)"
+
+
+def argv_of(service) -> list[str]:
+    command = service["command"]
+    return command if isinstance(command, list) else command.split()
+
+
+def ping_options(service) -> dict:
+    """The options of a `celery -A config inspect ping` healthcheck."""
+    argv = healthcheck_command(service).split()
+    assert argv[:5] == ["celery", "-A", "config", "inspect", "ping"], argv
+    options = dict(zip(argv[5::2], argv[6::2], strict=True))
+    return {"destination": options.get("--destination", options.get("-d")),
+            "timeout": float(options.get("--timeout", options.get("-t", 1.0)))}
+
+
+@pytest.mark.parametrize(("name", "node"), [("worker", "celery@$HOSTNAME"), ("beat", "celerybeat@$HOSTNAME")])
+def test_compose_celery_healthchecks_ping_their_own_node(compose, name, node):
+    """The worker answers as Celery's default node celery@<hostname>, beat (with remote control, Celery 5.7) as
+    celerybeat@<hostname>; in a container the shell's $HOSTNAME is that hostname."""
+    service = compose["services"][name]
+    argv = argv_of(service)
+    assert not any(arg in {"-n", "--hostname"} or arg.startswith(("-n=", "--hostname=")) for arg in argv), argv
+    if name == "beat":
+        assert "--enable-remote-control" in argv, "beat answers no ping without remote control"
+    options = ping_options(service)
+    assert options["destination"] == node
+    # Celery waits --timeout for the reply; Docker must not kill the check before that.
+    assert options["timeout"] < duration(service["healthcheck"]["timeout"]), (options, service["healthcheck"])
+
+
+def test_compose_beat_answers_its_healthcheck(compose, tmp_path):
+    """compose's beat command, run for real on the embedded filesystem broker (no Redis here), answers compose's
+    healthcheck. (tests/test_embedded_worker.py does the same for the worker's healthcheck.)"""
+    argv = argv_of(compose["services"]["beat"])
+    schedule = argv.index("--schedule") + 1
+    argv[schedule] = str(tmp_path / "celerybeat-schedule")
+    assert argv[0] == "celery"
+    bin_dir = str(Path(sys.executable).parent)
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "PYTHONPATH"}}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings", FRAY_VAR_DIR=str(tmp_path / "var"), PYTHONPATH=str(ROOT),
+               PATH=bin_dir + os.pathsep + env.get("PATH", ""), HOSTNAME=socket.gethostname())
+    log = tmp_path / "beat.log"
+    with open(log, "wb") as out:
+        beat = subprocess.Popen([sys.executable, "-m", "celery", *argv[1:]], cwd=tmp_path, env=env, stdout=out,
+                                stderr=subprocess.STDOUT, process_group=0)
+    try:
+        # Beat's control node is listening once it has bound its queue in the filesystem broker's pidbox table.
+        table = tmp_path / "var" / "celery" / "control" / "celery.pidbox.exchange"
+        deadline = time.monotonic() + 60
+        while not (table.exists() and b"celerybeat@" in table.read_bytes()):
+            assert beat.poll() is None, f"beat exited:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"beat's control node did not connect within 60 s:\n{log.read_text()}"
+            time.sleep(0.1)
+        check = subprocess.run(["sh", "-c", healthcheck_command(compose["services"]["beat"])], cwd=tmp_path, env=env,
+                               capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0, f"{check.stdout}{check.stderr}\nbeat:\n{log.read_text()}"
+        assert f"celerybeat@{socket.gethostname()}: OK" in check.stdout and "pong" in check.stdout, check.stdout
+    finally:
+        beat.terminate()
+        try:
+            beat.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(beat.pid, signal.SIGKILL)
+            beat.wait(timeout=20)
 
 
 def test_compose_postgres_keeps_its_data_in_a_named_volume(compose):
