@@ -41,9 +41,17 @@ def version(page) -> int:
     return int(page.locator("section.table").get_attribute("data-version"))
 
 
-def wait_after(page, before: int):
-    """Until the table on `page` shows a version newer than `before` (the action arrived)."""
-    page.wait_for_function("v => +document.querySelector('section.table').dataset.version > v", arg=before)
+def wait_after(page, before: int, *others):
+    """Until the table on `page` shows a version newer than `before` (the action arrived). If it never does, say
+    what every screen showed: its version, its status and any refusal sentence."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("v => +document.querySelector('section.table').dataset.version > v", arg=before)
+    except PlaywrightTimeout:
+        seen = [f"v{version(p)} {p.locator('.status').first.inner_text()!r} "
+                f"notice={p.locator('.notice').first.inner_text()!r}" for p in (page, *others)]
+        pytest.fail(f"no new version after {before}: " + " | ".join(seen))
 
 
 def caught_up(page, at: int):
@@ -146,7 +154,7 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
         before = version(gm)
         if not name:
             gm.get_by_role("button", name="Next segment").click()
-            wait_after(gm, before)
+            wait_after(gm, before, kestrel, bulwark)
             continue
         step = acted.get((heading, name), 0)
         acted[heading, name] = step + 1
@@ -193,7 +201,7 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
                 attack(gm, "Kestrel")
             else:
                 gm.get_by_role("button", name=f"End {AGENT}’s phase").click()
-        wait_after(gm, before)
+        wait_after(gm, before, kestrel, bulwark)
     else:
         pytest.fail(f"turn 2 did not end: {gm.locator('.status').inner_text()}")
 
