@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from combat import tables
 from combat.models import Encounter
-from combat.rules.core import MARKER_SENTENCES, active_events, is_marker
+from combat.rules.core import MARKER_SENTENCES, active_events, is_marker, seen_by_party
 from combat.services import engine_for, load_initial, load_log
 
 
@@ -87,7 +87,7 @@ def unseen(state) -> set[str]:
     fighters = tuple(getattr(state, "fighters", ()))
     if not all(hasattr(f, "aware_of") for f in fighters):
         return set()
-    seen = {e for f in fighters if f.side == "pc" for e in f.aware_of}
+    seen = seen_by_party(fighters)
     return {f.id for f in fighters if f.side != "pc" and f.id not in seen}
 
 

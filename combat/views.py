@@ -159,7 +159,7 @@ def encounter_end(request, campaign_id, encounter_id):
         return redirect("encounter_log", campaign_id, encounter.pk)
     return render(request, "combat/end_confirm.html", {
         "membership": membership, "campaign": membership.campaign, "encounter": encounter,
-        "persists": getattr(tables.get(encounter.model), "PERSISTS", "What lasts goes back to the campaign."),
+        "persists": tables.get(encounter.model).PERSISTS,
     })
 
 

@@ -259,6 +259,11 @@ def coerce_form(cls: type[Command], form: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def seen_by_party(fighters: Iterable[Any]) -> set[str]:
+    """Ids of the combatants some PC is aware of. An enemy outside it is unseen: players never see it named."""
+    return {e for f in fighters if f.side == "pc" for e in f.aware_of}
+
+
 def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for item in items:
@@ -268,5 +273,5 @@ def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
 
 __all__ = [
     "require", "Command", "Ended", "Event", "EventCodec", "Logged", "MARKERS", "MARKER_SENTENCES", "RuleError",
-    "Setting", "Undone", "active_events", "clean_settings", "is_marker", "coerce_form", "field", "from_json", "ordered_unique", "replay", "to_json",
+    "Setting", "Undone", "active_events", "clean_settings", "is_marker", "coerce_form", "field", "from_json", "ordered_unique", "replay", "seen_by_party", "to_json",
 ]

@@ -12,6 +12,7 @@ core has its engine and this package has its table. A table module provides:
 - `private_view(encounter, state, user_id) -> dict`: one player's own sheet and controls.
 - `write_back(encounter, state) -> None` (optional): what persists when the encounter ends; without it the
   engine's `write_back` (per combatant key) is merged into each character's stats.
+- `PERSISTS`: one sentence for the GM's end page on what goes back to the campaign and what ends with the fight.
 - `review` (optional): the model's after-action facts module (see `combat.review`).
 
 The generic parts every view needs (encounter, gm, ended, version, log) are added by `combat.selectors`.
@@ -24,6 +25,7 @@ import importlib
 from types import ModuleType
 
 from combat.rules import registry
+from combat.rules.core import seen_by_party
 
 
 @functools.cache
@@ -46,3 +48,28 @@ def playable(key: str) -> bool:
 
 def template(key: str) -> str:
     return f"combat/{key}/fragments.html"
+
+
+def fighters_from(engine, combatants) -> tuple:
+    """Each combatant built from its character sheet by the engine, aware of the other side's combatants that are
+    not hidden (the builder's "unseen at the start")."""
+    fighters = []
+    for c in combatants:
+        others = [o for o in combatants if o.side != c.side and not o.hidden]
+        stats = c.character.full_stats() if c.character else {}
+        fighters.append(engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats,
+                                                  tuple(o.key for o in others)))
+    return tuple(fighters)
+
+
+def namer(state, gm: bool):
+    """fighter id -> the name this viewer may read: an enemy the party is not aware of is "someone unseen" to
+    players."""
+    seen = seen_by_party(state.fighters)
+
+    def name(fid: str) -> str:
+        f = next((x for x in state.fighters if x.id == fid), None)
+        if f is None:
+            return "someone"
+        return f.name if gm or f.side == "pc" or f.id in seen else "someone unseen"
+    return name

@@ -5,8 +5,10 @@ from __future__ import annotations
 from django import forms
 
 from campaigns.models import Campaign
+from combat.rules import core
 from combat.rules.burn_bryte import engine as bb
 from combat.rules.burn_bryte import review  # noqa: F401  (the model's after-action facts)
+from combat.tables import fighters_from
 from ships.models import Ship
 
 PHASE_TITLES = {1: "Enemies declare", 2: "Players act", 3: "Enemies move and resolve"}
@@ -26,14 +28,8 @@ def clean_form(form, cleaned) -> dict:
 
 
 def initial_state(engine, encounter, combatants):
-    fighters = []
-    for c in combatants:
-        others = [o for o in combatants if o.side != c.side and not o.hidden]
-        stats = c.character.full_stats() if c.character else {}
-        fighters.append(engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats,
-                                                  tuple(o.key for o in others)))
     livability = encounter.ship.livability_rating if encounter.ship else DEFAULT_LIVABILITY
-    return engine.initial_state(tuple(fighters), livability, encounter.settings)
+    return engine.initial_state(fighters_from(engine, combatants), livability, encounter.settings)
 
 
 def enemy_health(fighter, visibility: str) -> str:
@@ -49,7 +45,7 @@ def enemy_health(fighter, visibility: str) -> str:
 def public_view(encounter, state, gm: bool) -> dict:
     """Everything on the table for the GM (gm=True) or for every player (gm=False). No per-user facts."""
     visibility = encounter.campaign.enemy_health_visibility
-    seen_by_party = {e for f in state.pcs() for e in f.aware_of}
+    seen_by_party = core.seen_by_party(state.fighters)
     turn_name = state.fighter(state.turn).name if state.turn else ""
     picker_name = state.fighter(state.picker).name if state.picker else ""
     pcs = [{
@@ -119,7 +115,7 @@ def private_view(encounter, state, user_id: int) -> dict:
             "targets": [{"key": e.id, "name": e.name} for e in state.enemies() if e.id in f.aware_of and not e.down],
         })
     pickable = [{"key": f.id, "name": f.name} for f in state.pcs_left()]
-    seen_by_party = {e for f in state.pcs() for e in f.aware_of}  # an unseen enemy's attack is not on the table
+    seen_by_party = core.seen_by_party(state.fighters)  # an unseen enemy's attack is not on the table
     defendable = [{"id": d.id, "label": f"{state.fighter(d.enemy).name}: {d.text} → {state.fighter(d.target).name}"}
                   for d in state.declarations if not d.defended and not d.outcome and d.enemy in seen_by_party]
     return {"mine": mine, "pickable": pickable, "defendable": defendable,

@@ -10,11 +10,12 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
-from combat.rules.core import RuleError
+from combat.rules.core import RuleError, seen_by_party
 from combat.rules.expanse import engine as ex
 from combat.rules.expanse import review  # noqa: F401  (the model's after-action facts)
 from combat.rules.expanse import tables as T
 from combat.rules.expanse.stats import CONDITIONS
+from combat.tables import fighters_from, namer
 
 PERSISTS = ("Fortune and conditions go back to the characters' sheets (take the breathers first if the "
             "group rests); stunt points and the round's effects end with the fight.")
@@ -56,32 +57,11 @@ def clean_form(form, cleaned) -> dict:
 
 
 def initial_state(engine, encounter, combatants):
-    fighters = []
-    for c in combatants:
-        others = [o for o in combatants if o.side != c.side and not o.hidden]
-        stats = c.character.full_stats() if c.character else {}
-        fighters.append(engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats,
-                                                  tuple(o.key for o in others)))
     settings = {**encounter.settings, "extra_stunts": (encounter.setup or {}).get("extra_stunts", "")}
-    return engine.initial_state(tuple(fighters), settings)
+    return engine.initial_state(fighters_from(engine, combatants), settings)
 
 
 # --- what everyone sees ------------------------------------------------------------------------------------------
-
-def _seen(state) -> set[str]:
-    return {e for f in state.pcs() for e in f.aware_of}
-
-
-def _namer(state, gm: bool):
-    seen = _seen(state)
-
-    def name(fid: str) -> str:
-        f = next((x for x in state.fighters if x.id == fid), None)
-        if f is None:
-            return "someone"
-        return f.name if gm or f.side == "pc" or f.id in seen else "someone unseen"
-    return name
-
 
 def _ties(state) -> list[list[str]]:
     """Groups of combatants tied on both initiative and the Drama Die (the GM settles them)."""
@@ -96,7 +76,7 @@ def _ties(state) -> list[list[str]]:
 
 def _effects(state, f) -> list[str]:
     """The timed effects on `f` in words, each with when it ends."""
-    name = _namer(state, True)
+    name = namer(state, True)
     out = []
     for e in state.effects_on(f.id):
         until = "until the end of the round" if e.until == "round_end" else (
@@ -131,7 +111,8 @@ def _row(state, f, gm: bool, ties: set[str]) -> dict:
     if open_to_all:
         row.update(initiative=f.initiative, drama=f.drama, defense=ex.defense(state, f),
                    toughness=ex.toughness(f), fortune=f.fortune, fortune_max=f.fortune_max, sp=f.sp,
-                   tied=gm and f.id in ties, unseen=gm and f.side != "pc" and f.id not in _seen(state))
+                   tied=gm and f.id in ties,
+                   unseen=gm and f.side != "pc" and f.id not in seen_by_party(state.fighters))
         facts += _effects(state, f)
     row["facts"] = facts
     return row
@@ -139,8 +120,8 @@ def _row(state, f, gm: bool, ties: set[str]) -> dict:
 
 def public_view(encounter, state, gm: bool) -> dict:
     """The table for the GM (gm=True) or for every player: no per-user facts, no enemy numbers for players."""
-    name = _namer(state, gm)
-    seen = _seen(state)
+    name = namer(state, gm)
+    seen = seen_by_party(state.fighters)
     ties = _ties(state)
     tied = {fid for g in ties for fid in g}
     ids = state.order if state.initiative_rolled else tuple(f.id for f in state.fighters)
@@ -262,7 +243,7 @@ def _roll(bonus: int) -> str:
 
 
 def _targets(state, f, gm: bool) -> list[dict]:
-    seen = _seen(state)
+    seen = seen_by_party(state.fighters)
     out = []
     for t in state.fighters:
         if t.side == f.side or t.out or not (gm or t.id in seen):
@@ -278,7 +259,7 @@ def _stunt_options(state, f, gm: bool) -> tuple[list[dict], list[dict]]:
     test = state.test(f.sp_test)
     if f.sp <= 0 or test is None:
         return [], []
-    name = _namer(state, gm)
+    name = namer(state, gm)
     allies = [{"key": a.id, "name": a.name} for a in state.fighters
               if a.side == f.side and a.id != f.id and not a.out]
     out = []
@@ -315,7 +296,7 @@ def _change_die(state, f) -> dict | None:
 
 
 def _hit(state, h, target, gm: bool) -> dict:
-    name = _namer(state, gm)
+    name = namer(state, gm)
     nxt = next((c for c in T.INJURY_LADDER if c not in target.conditions), "")
     return {
         "id": h.id, "target": target.name, "target_key": target.id, "pc": target.side == "pc",
@@ -345,7 +326,7 @@ def _panel(state, f, gm: bool) -> dict:
                 continue
             attack_actions.append((key, T.MAJOR_ACTIONS[key]))
     free_actions = [(k, T.MAJOR_ACTIONS[k]) for k in ("ranged_attack", "melee_attack", "stunt_attack")] if free else []
-    name = _namer(state, gm)
+    name = namer(state, gm)
     struck = sorted({t.target for t in state.tests if t.fighter == f.id and t.action in T.MELEE_FAMILY
                      and t.success and t.target}) if own_turn else []
     pursue = [{"key": e.other, "name": name(e.other)} for e in state.effects
@@ -356,7 +337,7 @@ def _panel(state, f, gm: bool) -> dict:
     ready = next((w["key"] for w in weapons if w["key"] == f.in_hand), "")
     default_weapon = ready or next((w["key"] for w in weapons if not w["jammed"] and w["key"] != "unarmed"),
                                    "unarmed")
-    seen = _seen(state)
+    seen = seen_by_party(state.fighters)
     blast_targets = [{"key": t.id, "name": t.name} for t in state.fighters
                      if not t.out and (gm or t.side == "pc" or t.id in seen)]
     self_interrupt = (state.settings.get("prepare_interrupt") == "player" and bool(f.prepared) and f.can_act

@@ -8,8 +8,10 @@ an action, and the phases it has taken; never the phases it still has to come (t
 
 from __future__ import annotations
 
+from combat.rules.core import seen_by_party
 from combat.rules.hero import engine as hero
 from combat.rules.hero import review  # noqa: F401  (the model's after-action facts)
+from combat.tables import fighters_from, namer
 
 PERSISTS = "STUN, BODY and END go back to the player characters' sheets; held actions and aborts end with the fight."
 SEGMENTS = tuple(range(1, 13))
@@ -36,38 +38,12 @@ def clean_form(form, cleaned) -> dict:
 
 
 def initial_state(engine, encounter, combatants):
-    fighters = []
-    for c in combatants:
-        others = [o for o in combatants if o.side != c.side and not o.hidden]
-        stats = c.character.full_stats() if c.character else {}
-        fighters.append(engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats,
-                                                  tuple(o.key for o in others)))
-    return engine.initial_state(tuple(fighters), encounter.settings)
+    return engine.initial_state(fighters_from(engine, combatants), encounter.settings)
 
 
 # --- what everyone sees -------------------------------------------------------------------------------------
 
-def _seen(state) -> set[str]:
-    return {e for f in state.pcs() for e in f.aware_of}
-
-
-def _namer(state, gm: bool):
-    seen = _seen(state)
-
-    def name(fid: str) -> str:
-        f = next((x for x in state.fighters if x.id == fid), None)
-        if f is None:
-            return "someone"
-        return f.name if gm or f.side == "pc" or f.id in seen else "someone unseen"
-    return name
-
-
-def _visible(state, gm: bool) -> list:
-    seen = _seen(state)
-    return [f for f in state.fighters if gm or f.side == "pc" or f.id in seen]
-
-
-def _held_text(state, held) -> str:
+def _held_text(held) -> str:
     if held is None:
         return ""
     until = {"dex": f"until DEX {held.dex}", "segment": f"until segment {hero.turn_and_segment(held.at)[1]}",
@@ -84,7 +60,7 @@ def _flags(state, f) -> list[str]:
     if f.stunned:
         out.append("Stunned")
     if f.held:
-        out.append(_held_text(state, f.held))
+        out.append(_held_text(f.held))
     if f.forfeit:
         out.append("aborted: the next phase is spent")
     if f.id in state.recovering:
@@ -107,11 +83,11 @@ def _strip(state, f, open_to_all: bool) -> list[dict]:
     return cells
 
 
-def _row(state, f, gm: bool) -> dict:
+def _row(state, f, gm: bool, seen: set[str]) -> dict:
     open_to_all = gm or f.side == "pc"
     row = {"key": f.id, "name": f.name, "pc": f.side == "pc", "numbers": open_to_all, "out": f.out,
            "floor": state.floor == f.id, "flags": _flags(state, f), "strip": _strip(state, f, open_to_all),
-           "unseen": gm and f.side != "pc" and f.id not in _seen(state)}
+           "unseen": gm and f.side != "pc" and f.id not in seen}
     if open_to_all:
         row.update(spd=f.spd, dex=f.initiative_dex, stun=f.stun, stun_max=f.stun_max, body=f.body,
                    body_max=f.body_max, end=f.end, end_max=f.end_max, ocv=f.ocv, dcv=f.current_dcv, pd=f.pd, ed=f.ed,
@@ -119,9 +95,8 @@ def _row(state, f, gm: bool) -> dict:
     return row
 
 
-def _queue(state, gm: bool) -> list[dict]:
+def _queue(state, gm: bool, seen: set[str]) -> list[dict]:
     """This segment's phases in acting order: done, now, or waiting."""
-    seen = _seen(state)
     out = []
     for index, fid in enumerate(state.order):
         f = state.fighter(fid)
@@ -143,15 +118,16 @@ def _queue(state, gm: bool) -> list[dict]:
 
 def public_view(encounter, state, gm: bool) -> dict:
     """The table for the GM (gm=True) or for every player: no per-user facts, no enemy numbers for players."""
-    name = _namer(state, gm)
-    visible = _visible(state, gm)
-    holders = [{"key": f.id, "name": f.name, "held": _held_text(state, f.held)} for f in visible if f.held]
+    name = namer(state, gm)
+    seen = seen_by_party(state.fighters)
+    visible = [f for f in state.fighters if gm or f.side == "pc" or f.id in seen]
+    holders = [{"key": f.id, "name": f.name, "held": _held_text(f.held)} for f in visible if f.held]
     view = {
         "started": state.started, "turn": state.turn, "segment": state.segment, "segments": SEGMENTS,
         "floor_name": name(state.floor) if state.floor else "", "on_held": bool(state.acting),
         "segment_done": state.started and not state.floor,
-        "skipped": hero._ranges(state.skipped) if state.skipped else "", "several_skipped": len(state.skipped) > 1,
-        "rows": [_row(state, f, gm) for f in visible], "queue": _queue(state, gm), "holders": holders,
+        "skipped": hero.segment_ranges(state.skipped) if state.skipped else "", "several_skipped": len(state.skipped) > 1,
+        "rows": [_row(state, f, gm, seen) for f in visible], "queue": _queue(state, gm, seen), "holders": holders,
         "legend": [(MARK_SYMBOLS[k], v) for k, v in MARK_LABELS.items()],
         "outcome": hero.outcome(state),
     }
@@ -178,17 +154,12 @@ def _gm_view(state) -> dict:
         "everyone": [{"key": f.id, "name": f.name, "spd": f.spd, "no_recovery": f.no_recovery} for f in state.fighters],
         "abortable": [{"key": f.id, "name": f.name} for f in state.fighters
                       if not hero.abort_refusal(state, f.id)],
-        "releasable": [{"key": f.id, "name": f.name, "held": _held_text(state, f.held)}
+        "releasable": [{"key": f.id, "name": f.name, "held": _held_text(f.held)}
                        for f in state.fighters if f.held and not state.acting],
     }
 
 
 # --- one combatant's controls (a player's phone, or the GM acting for anyone) ------------------------------------
-
-def _phase_at(at: int) -> str:
-    turn, segment = hero.turn_and_segment(at)
-    return f"segment {segment} of turn {turn}"
-
 
 def _actions_left(state, f) -> str:
     if state.floor != f.id:
@@ -204,28 +175,25 @@ def _targets(state, f, gm: bool) -> list[dict]:
     for t in state.fighters:
         if t.id == f.id or not (t.id in f.aware_of or t.side == f.side):
             continue
-        known = gm or t.side == "pc"
-        hint = (f"hits on {hero.to_hit(f, t)} or less" if known
-                else f"hits on 11 + OCV {f.ocv} − their DCV or less")
-        out.append({"key": t.id, "name": t.name, "hint": hint, "out": t.out,
-                    "needed": hero.to_hit(f, t) if known else None})
+        hint = (f"hits on {hero.to_hit(f, t)} or less" if gm or t.side == "pc"
+                else f"hits on 11 + OCV {f.ocv} − their DCV or less")  # an enemy's DCV is the GM's
+        out.append({"key": t.id, "name": t.name, "hint": hint, "out": t.out})
     return out
 
 
 def _panel(state, f, gm: bool) -> dict:
     on_floor = state.floor == f.id
     able = not f.knocked_out and not f.stunned
-    refusal = hero.abort_refusal(state, f.id) if not on_floor else ""
+    off_phase = state.started and not on_floor
+    refusal = hero.abort_refusal(state, f.id) if off_phase else ""
     can_hold = state.active == f.id and not state.acting and able
+    next_phase = hero.phase_at(hero.next_phase_at(state, f.id)) if off_phase else ""
     if f.held is not None:
         abort_cost = "Aborting spends your held action."
-    elif state.started and not refusal and not on_floor:
-        abort_cost = f"Aborting gives up your next phase ({_phase_at(hero.next_phase_at(state, f.id))})."
+    elif off_phase and not refusal:
+        abort_cost = f"Aborting gives up your next phase ({next_phase})."
     else:
         abort_cost = ""
-    next_phase = ""
-    if state.started and not on_floor:
-        next_phase = _phase_at(hero.next_phase_at(state, f.id))
     return {
         "key": f.id, "name": f.name, "pc": f.side == "pc", "gm": gm,
         "spd": f.spd, "dex": f.initiative_dex, "ocv": f.ocv, "dcv": f.current_dcv, "pd": f.pd, "ed": f.ed,
@@ -239,9 +207,8 @@ def _panel(state, f, gm: bool) -> dict:
         "hold_segments": [(s, str(s) if s > state.segment else f"{s} (turn {state.turn + 1})")
                           for s in hero.hold_segments(state, f.id)] if can_hold else [],
         "hold_dex_max": f.initiative_dex - 1,
-        "held": _held_text(state, f.held), "can_release": f.held is not None and not state.acting,
-        "abort_refusal": refusal if state.started and not on_floor else "", "aborts": ABORTS,
-        "abort_cost": abort_cost, "can_abort": state.started and not on_floor and not refusal,
+        "held": _held_text(f.held), "can_release": f.held is not None and not state.acting,
+        "abort_refusal": refusal, "aborts": ABORTS, "abort_cost": abort_cost, "can_abort": off_phase and not refusal,
         "targets": _targets(state, f, gm) if on_floor and able else [],
         "next_phase": next_phase, "started": state.started, "able": able,
         "entered_dice": bool(state.settings.get("entered_dice")),

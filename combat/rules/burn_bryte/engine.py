@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from combat.rules.burn_bryte.stats import DIE_SIZES, SKILL_CATEGORIES, SKILLS
 from combat.rules.core import require as _require
-from combat.rules.core import Command, Event, EventCodec, RuleError, Setting
+from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, seen_by_party
 from combat.rules.dice import Dice
 
 KEY = "burn_bryte"
@@ -819,7 +819,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
         except RuleError:
             return "someone"
 
-    seen = {e for f in state.pcs() for e in f.aware_of}
+    seen = seen_by_party(state.fighters)
 
     def unseen(fighter_id: str) -> bool:
         enemy = any(f.id == fighter_id and f.side == "enemy" for f in state.fighters)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from combat.rules.core import require as _require
-from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings
+from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings, seen_by_party
 from combat.rules.dice import Dice
 from combat.rules.expanse import tables as T
 from combat.rules.expanse.stats import ABILITIES, ARMOUR, CONDITIONS
@@ -2223,7 +2223,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
 
 
 def _describe(state: State, event: Event, gm: bool) -> str | None:
-    seen = {e for f in state.pcs() for e in f.aware_of}
+    seen = seen_by_party(state.fighters)
 
     def fighter(fid: str) -> Fighter | None:
         return next((f for f in state.fighters if f.id == fid), None)

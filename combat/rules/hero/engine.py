@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from combat.rules.core import require as _require
-from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings
+from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings, seen_by_party
 from combat.rules.dice import Dice
 from combat.rules.hero.stats import STATS
 
@@ -846,7 +846,8 @@ def _next_phase(state: State, f: Fighter, first: int | None = None) -> int:
     return tick(state.turn + 1, schedule(f.spd, state.turn + 1, f.lock, spd1)[0])
 
 
-def _phase_at(at: int) -> str:
+def phase_at(at: int) -> str:
+    """A tick in words: "segment 3 of turn 2"."""
     turn, segment = turn_and_segment(at)
     return f"segment {segment} of turn {turn}"
 
@@ -864,7 +865,7 @@ def _hold(state: State, c: Hold, dice: Dice) -> list[Event]:
         _require(1 <= c.segment <= 12, "Choose a segment from 1 to 12.")
         at = tick(state.turn if c.segment > state.segment else state.turn + 1, c.segment)
         nxt = _next_phase(state, f, state.segment + 1)
-        _require(at < nxt, f"A held action is lost when {f.name}'s next phase begins ({_phase_at(nxt)}).")
+        _require(at < nxt, f"A held action is lost when {f.name}'s next phase begins ({phase_at(nxt)}).")
         held = replace(held, at=at)
     elif c.until == "trigger":
         trigger = _text(c.trigger)
@@ -1155,7 +1156,8 @@ def _regains(stun: int, end: int) -> str:
     return " and ".join(f"{n} {label}" for n, label in ((stun, "STUN"), (end, "END")) if n) or "nothing"
 
 
-def _ranges(segments: tuple[int, ...]) -> str:
+def segment_ranges(segments: tuple[int, ...]) -> str:
+    """Segments as runs for a sentence: (1, 2, 4) is "1–2 and 4"."""
     runs: list[list[int]] = []
     for s in segments:
         if runs and s == runs[-1][-1] + 1:
@@ -1165,6 +1167,28 @@ def _ranges(segments: tuple[int, ...]) -> str:
     return _listing([f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs])
 
 
+class Sight:
+    """What one viewer may know of each combatant: the GM everything; players a PC's numbers, of an enemy only
+    what the table sees, and nothing of an enemy no PC is aware of. The log (`describe`) and the review share it."""
+
+    def __init__(self, state: State, gm: bool):
+        self.state, self.gm = state, gm
+        self.seen = seen_by_party(state.fighters)
+
+    def side(self, fid: str) -> str:
+        try:
+            return self.state.fighter(fid).side
+        except RuleError:
+            return ""
+
+    def unseen(self, fid: str) -> bool:
+        return not self.gm and self.side(fid) == "enemy" and fid not in self.seen
+
+    def secret(self, fid: str) -> bool:
+        """Numbers about this character stay with the GM."""
+        return not self.gm and self.side(fid) != "pc"
+
+
 def describe(state: State, event: Event, gm: bool = True) -> str | None:
     """One plain sentence for the log, read against the state the event was applied to.
 
@@ -1172,20 +1196,8 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
     the attack roll, Stunned, knocked out, woken), never its STUN, BODY, END, REC or SPD, nor the number an
     attack needed. Whatever concerns an enemy no PC is aware of is left out (None), or told as "someone unseen".
     """
-    seen = {e for f in state.pcs() for e in f.aware_of}
-
-    def side(fid: str) -> str:
-        try:
-            return state.fighter(fid).side
-        except RuleError:
-            return ""
-
-    def unseen(fid: str) -> bool:
-        return not gm and side(fid) == "enemy" and fid not in seen
-
-    def secret(fid: str) -> bool:
-        """Numbers about this character stay with the GM."""
-        return not gm and side(fid) != "pc"
+    sight = Sight(state, gm)
+    unseen, secret = sight.unseen, sight.secret
 
     def who(fid: str) -> str:
         return "Someone unseen" if unseen(fid) else _name(state, fid)
@@ -1201,7 +1213,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
             where = "Combat begins in segment 12 of turn 1"
         extra = []
         if event.skipped:
-            extra.append(f"segment{'s' if len(event.skipped) > 1 else ''} {_ranges(event.skipped)} skipped "
+            extra.append(f"segment{'s' if len(event.skipped) > 1 else ''} {segment_ranges(event.skipped)} skipped "
                          "with nobody to act")
         rolled = [f"{_name(state, r.fighter)} {'/'.join(map(str, r.faces))}" for r in event.rolloff
                   if not unseen(r.fighter)]
@@ -1308,7 +1320,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
         to = DEFENSIVE.get(event.action, event.action)
         what = f" ({event.text})" if event.text else ""
         paid = "using the held action" if event.spent_held else \
-            f"giving up the next phase ({_phase_at(event.loses)})"
+            f"giving up the next phase ({phase_at(event.loses)})"
         return f"{name} aborts to {to}{what}{cost(event.fighter, event.end)}, {paid}."
     if isinstance(event, HoldContested):
         holder, other = who(event.holder), who(event.other)
@@ -1326,7 +1338,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
         if unseen(event.fighter):
             return None
         change = "changes" if secret(event.fighter) else f"changes from {event.old} to {event.new}"
-        when = (f"; the next phase is in {_phase_at(event.next_phase)}" if event.next_phase
+        when = (f"; the next phase is in {phase_at(event.next_phase)}" if event.next_phase
                 else ", taking effect next turn")
         return f"{_name(state, event.fighter)}'s SPD {change}{when}."
     if isinstance(event, NoRecoverySet):

@@ -7,15 +7,15 @@ column, owed to whoever took it (`credits`). A phase is used when it ends after 
 (an action, an attack, a Recovery, a released held action) or when an abort spends it; a phase let go by, held
 and lost, or spent Stunned or knocked out is not.
 
-Players (gm=False) see what the log tells them: an enemy's damage dice, BODY and STUN taken stay with the GM, and
-an enemy no PC is aware of is neither a row of the summary nor the source of any figure.
+Players (gm=False) see what the log tells them (`engine.Sight`): an enemy's damage dice, BODY and STUN taken stay
+with the GM, and an enemy no PC is aware of is neither a row of the summary (combat.review's default subjects) nor
+the source of any figure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from combat.rules.core import RuleError
 from combat.rules.hero import engine as h
 
 
@@ -57,31 +57,10 @@ def section_title(phase: int, turn: str, names: dict[str, str]) -> str:
     return f"Segment {phase}"
 
 
-def _seen(state: h.State) -> set[str]:
-    return {e for f in state.pcs() for e in f.aware_of}
-
-
-def subjects(state: h.State, gm: bool = True) -> list[tuple[str, str, str]]:
-    """The summary's rows: everyone for the GM; for players, the PCs and the enemies the party knows of."""
-    seen = _seen(state)
-    return [(f.id, f.name, f.side) for f in state.fighters if gm or f.side == "pc" or f.id in seen]
-
-
 def facts(state: h.State, event, gm: bool = True) -> Facts:
     """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
-    seen = _seen(state)
-
-    def side(fid: str) -> str:
-        try:
-            return state.fighter(fid).side
-        except RuleError:
-            return ""
-
-    def unseen(fid: str) -> bool:
-        return not gm and side(fid) == "enemy" and fid not in seen
-
-    def secret(fid: str) -> bool:
-        return not gm and side(fid) != "pc"
+    sight = h.Sight(state, gm)
+    unseen, secret = sight.unseen, sight.secret
 
     base = {"round": state.turn, "phase": state.segment, "turn": ""}
     if isinstance(event, h.SegmentStarted):
