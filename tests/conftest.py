@@ -10,7 +10,17 @@ PASSWORD = "a-Long-table-password-42"
 
 @pytest.fixture(scope="session", autouse=True)
 def _static_manifest(django_db_blocker):
-    """Templates resolve hashed static names (whitenoise manifest), as in production."""
+    """Templates resolve hashed static names (whitenoise manifest), as in production.
+
+    Under pytest-xdist each worker collects into a folder of its own: the manifest storage deletes and rewrites
+    every hashed file, so two workers sharing one folder would see each other's files vanish mid-test."""
+    import os
+
+    from django.conf import settings
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        settings.STATIC_ROOT = settings.STATIC_ROOT.with_name(f"{settings.STATIC_ROOT.name}-{worker}")
     call_command("collectstatic", interactive=False, verbosity=0)
 
 
@@ -103,3 +113,14 @@ def gm_client(client, gm):
 @pytest.fixture
 def player_client(client, player):
     return client_for(client, player)
+
+
+@pytest.fixture
+async def close_db_connections():
+    """For async tests that reach the database through sync_to_async: close the worker thread's connection
+    afterwards, so PostgreSQL can drop the test database."""
+    yield
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
+    await sync_to_async(connections.close_all)()

@@ -224,7 +224,7 @@ def test_the_end_page_says_what_persists_and_ends_nothing_yet(gm, running):
     assert "End “Ambush”?" in page
     assert "Health Levels, conditions, Nova points and Nova boxes go back to the characters' sheets" in page
     assert "Advantages and Collapse points end with the fight" in page
-    assert re.search(rf'<form method="post"[^>]*>.*?End the encounter</button>', page, re.S)
+    assert re.search(r'<form method="post"[^>]*>.*?End the encounter</button>', page, re.S)
     assert f'href="{running.get_absolute_url()}"' in page  # a way back
     assert frozen(running) == before
 

@@ -742,18 +742,9 @@ def test_review_facts_follow_toughness_guardians_and_changed_dice():
 
 # --- the websocket ------------------------------------------------------------------------------------------------------
 
-@pytest.fixture
-async def _close_connections():
-    """Close the worker thread's database connection so PostgreSQL can drop the test database afterwards."""
-    yield
-    from django.db import connections
-
-    await sync_to_async(connections.close_all)()
-
-
 @pytest.mark.django_db(transaction=True)
 async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(campaign, gm, player, other_player,
-                                                                             rosa, marcus, thug, _close_connections):
+                                                                             rosa, marcus, thug, close_db_connections):
     from tests.combat.test_consumers import act as ws_act
     from tests.combat.test_consumers import receive
     from tests.combat.test_consumers import sockets as _  # noqa: F401  (documentation: the same socket helpers)

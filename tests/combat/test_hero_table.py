@@ -26,6 +26,7 @@ from combat import exports, fragments, review, services
 from combat.models import Encounter, EncounterEvent
 from combat.rules import registry
 from combat.rules.dice import ScriptedDice
+from tests.combat.test_consumers import sockets  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -590,68 +591,45 @@ def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, pl
 
 # --- the websocket ---------------------------------------------------------------------------------------------------------
 
-@pytest.fixture
-async def _close_connections():
-    """Close the worker thread's database connection so PostgreSQL can drop the test database afterwards."""
-    yield
-    from django.db import connections
-
-    await sync_to_async(connections.close_all)()
-
-
 @pytest.mark.django_db(transaction=True)
 async def test_the_websocket_brings_each_phone_its_phase_and_never_a_gm_fact(campaign, gm, player, other_player,
-                                                                              kestrel, bulwark, agent,
-                                                                              _close_connections):
-    from channels.testing import WebsocketCommunicator
-
-    from tests.combat.test_consumers import HOST, ORIGIN, asgi_app, receive, session_cookie, ws_path
+                                                                              kestrel, bulwark, agent, sockets,
+                                                                              close_db_connections):
     from tests.combat.test_consumers import act as ws_act
+    from tests.combat.test_consumers import receive
 
     encounter = await sync_to_async(build)(campaign, gm, [kestrel, bulwark], agent)
     opened = []
-
-    async def open_socket(user):
-        cookie = await sync_to_async(session_cookie)(user)
-        socket = WebsocketCommunicator(asgi_app(), ws_path(encounter.campaign_id, encounter.pk),
-                                       headers=[HOST, (b"origin", ORIGIN), (b"cookie", f"sessionid={cookie}".encode())])
-        connected, _ = await socket.connect(timeout=3)
+    for user in (gm, player, other_player):
+        socket, connected, _ = await sockets(user, encounter)
         assert connected
         opened.append(socket)
-        return socket
+    gm_socket, kestrel_socket, bulwark_socket = opened
+    [gm_first] = await receive(gm_socket, 1)
+    [k_first] = await receive(kestrel_socket, 1)
+    [b_first] = await receive(bulwark_socket, 1)
+    assert "Begin combat: segment 12 of turn 1" in gm_first and SECRET_NUMBERS in gm_first
+    assert "<h2>Kestrel</h2>" in k_first and "<h2>Bulwark</h2>" in b_first
+    frames = [k_first, b_first]
 
-    try:
-        gm_socket = await open_socket(gm)
-        kestrel_socket = await open_socket(player)
-        bulwark_socket = await open_socket(other_player)
-        [gm_first] = await receive(gm_socket, 1)
-        [k_first] = await receive(kestrel_socket, 1)
-        [b_first] = await receive(bulwark_socket, 1)
-        assert "Begin combat: segment 12 of turn 1" in gm_first and SECRET_NUMBERS in gm_first
-        assert "<h2>Kestrel</h2>" in k_first and "<h2>Bulwark</h2>" in b_first
-        frames = [k_first, b_first]
+    async def step(user, name, data, dice=()):
+        await ws_act(user, encounter, name, data, f"ws-{name}-{len(frames)}", ScriptedDice(dice))
+        [gm_frame] = await receive(gm_socket, 1, then_quiet=False)
+        k_frames = await receive(kestrel_socket, 2, then_quiet=False)
+        b_frames = await receive(bulwark_socket, 2, then_quiet=False)
+        frames.extend(k_frames + b_frames)
+        return gm_frame, "".join(k_frames), "".join(b_frames)
 
-        async def step(user, name, data, dice=()):
-            await ws_act(user, encounter, name, data, f"ws-{name}-{len(frames)}", ScriptedDice(dice))
-            [gm_frame] = await receive(gm_socket, 1, then_quiet=False)
-            k_frames = await receive(kestrel_socket, 2, then_quiet=False)
-            b_frames = await receive(bulwark_socket, 2, then_quiet=False)
-            frames.extend(k_frames + b_frames)
-            return gm_frame, "".join(k_frames), "".join(b_frames)
-
-        gm_frame, k_html, b_html = await step(gm, "next_segment", {})
-        assert 'data-your-turn="1"' in k_html and "Your phase!" in k_html
-        assert 'data-your-turn="0"' in b_html and "Abort to a defence" in b_html
-        gm_frame, k_html, b_html = await step(player, "attack", {"actor": key(kestrel), "target": key(agent, 1),
-                                                                 "dice": 6, "against": "pd"},
-                                              [3, 4, 5, 6, 6, 5, 4, 3, 2])
-        assert "STUN 6/27" in gm_frame and "Agent 1 is Stunned" in k_html
-        gm_frame, k_html, b_html = await step(other_player, "abort", {"actor": key(bulwark), "action": "block"})
-        assert "Bulwark aborts to Block" in k_html and "aborted: the next phase is spent" in b_html
-        for frame in frames:
-            assert_no_gm_fact(frame, encounter)
-        for socket in (gm_socket, kestrel_socket, bulwark_socket):
-            assert await socket.receive_nothing(timeout=0.3)
-    finally:
-        for socket in opened:
-            await socket.disconnect()
+    gm_frame, k_html, b_html = await step(gm, "next_segment", {})
+    assert 'data-your-turn="1"' in k_html and "Your phase!" in k_html
+    assert 'data-your-turn="0"' in b_html and "Abort to a defence" in b_html
+    gm_frame, k_html, b_html = await step(player, "attack", {"actor": key(kestrel), "target": key(agent, 1),
+                                                             "dice": 6, "against": "pd"},
+                                          [3, 4, 5, 6, 6, 5, 4, 3, 2])
+    assert "STUN 6/27" in gm_frame and "Agent 1 is Stunned" in k_html
+    gm_frame, k_html, b_html = await step(other_player, "abort", {"actor": key(bulwark), "action": "block"})
+    assert "Bulwark aborts to Block" in k_html and "aborted: the next phase is spent" in b_html
+    for frame in frames:
+        assert_no_gm_fact(frame, encounter)
+    for socket in opened:
+        assert await socket.receive_nothing(timeout=0.3)

@@ -16,7 +16,7 @@ import re
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db import connection, connections
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from hypothesis import example, given, settings
@@ -771,17 +771,11 @@ def test_queries_per_action_do_not_grow_with_the_crew(client, gm, campaign, play
 
 # --- the websocket ---------------------------------------------------------------------------------------------------------
 
-@pytest.fixture
-async def _close_connections():
-    yield
-    await sync_to_async(connections.close_all)()
-
-
 @pytest.mark.django_db(transaction=True)
 async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(client, gm, campaign, player,
                                                                                 other_player, tess, oru, vrask,
                                                                                 lantern, talon, sockets,
-                                                                                _close_connections):
+                                                                                close_db_connections):
     def make():
         client.force_login(gm)
         return build(client, campaign, [tess, oru], {lantern: "ready", talon: "ready"})

@@ -97,3 +97,49 @@ def fits(page):
     """The page does not scroll sideways (a phone at 360 px)."""
     width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], f"{page.url} scrolls sideways at {width[1]} px: scrollWidth {width[0]}"
+
+
+def start_built_encounter(gm):
+    """The GM presses Start on a filled-in builder: the table opens live. Returns its URL."""
+    import re
+
+    from playwright.sync_api import expect
+
+    gm.get_by_role("button", name="Start the encounter").click()
+    expect(gm).to_have_url(re.compile(r"/campaigns/\d+/encounters/\d+/$"))
+    watch_live(gm)
+    return gm.url
+
+
+def join_table(page, base, username, encounter, url):
+    """A player logs in on `page`, opens the encounter from the campaign and waits for the live table."""
+    from playwright.sync_api import expect
+
+    log_in(page, base, username)
+    page.get_by_role("link", name=encounter).click()
+    expect(page).to_have_url(url)
+    watch_live(page)
+
+
+def watch_live(page):
+    """Mark the page (a reload would lose the mark, see `window.__noReload`) and wait for its socket."""
+    from playwright.sync_api import expect
+
+    page.evaluate("window.__noReload = true")
+    expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
+
+
+def keeps_gm_secrets(page, who, secrets):
+    """A player's page holds none of `secrets` (GM-only markers), fits the phone and has not reloaded."""
+    html = page.content()
+    for secret in secrets:
+        assert secret not in html, f"{who}'s page shows {secret!r}"
+    fits(page)
+    assert page.evaluate("window.__noReload === true"), f"{who}'s page reloaded"
+
+
+def log_has(page, text):
+    """The live log on `page` shows an entry with `text`."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(".log li", has_text=text).first).to_be_visible()

@@ -14,11 +14,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import DEMO_PASSWORD, daphne_server  # noqa: F401  (fixture)
+from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
+from tests.e2e.live import fits, join_table, keeps_gm_secrets, log_has, log_in, start_built_encounter
 
 pytestmark = [pytest.mark.e2e]
 
-CAMPAIGN = "The Drift Between Stars"
 ENCOUNTER = "Dock fight at Tycho"
 PLAYERS = {"ana": "Marcus Bell", "cleo": "Rosa Okafor"}
 SNIPER = "Protogen Sniper"
@@ -28,32 +28,10 @@ PHONE_SHOT = "/tmp/fray-expanse-phone.png"
 GM_SHOT = "/tmp/fray-expanse-gm.png"
 
 
-def log_in(page, base, username):
-    page.goto(base + "/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Your campaigns")).to_be_visible()
-    page.get_by_role("link", name=CAMPAIGN).click()
-    expect(page.get_by_role("heading", name=CAMPAIGN, level=1)).to_be_visible()
-
-
-def fits(page):
-    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert width[0] <= width[1], f"{page.url} scrolls sideways at {width[1]} px: scrollWidth {width[0]}"
-
-
 def check_player(page, who):
     """No GM-only fact, no sideways scroll, no reload since the page opened."""
-    html = page.content()
-    for secret in GM_ONLY:
-        assert secret not in html, f"{who}'s page shows {secret!r}"
-    fits(page)
-    assert page.evaluate("window.__noReload === true"), f"{who}'s page reloaded"
+    keeps_gm_secrets(page, who, GM_ONLY)
 
-
-def log_has(page, text):
-    expect(page.locator(".log li", has_text=text).first).to_be_visible()
 
 
 def turn_of(gm):
@@ -123,22 +101,14 @@ def test_a_gm_and_two_phones_play_two_rounds_of_the_expanse(daphne_server, phone
     gm.get_by_role("spinbutton", name=SNIPER, exact=True).fill("1")
     gm.get_by_role("checkbox", name=SNIPER, exact=True).check()
     gm.get_by_label("Players may enter the faces of physical dice").check()
-    gm.get_by_role("button", name="Start the encounter").click()
-    expect(gm).to_have_url(re.compile(r"/campaigns/\d+/encounters/\d+/$"))
-    encounter_url = gm.url
+    encounter_url = start_built_encounter(gm)
     expect(gm.get_by_role("heading", level=1)).to_have_text(ENCOUNTER)
-    gm.evaluate("window.__noReload = true")
-    expect(gm.locator("#live-status")).to_have_attribute("data-state", "live")
     expect(gm.get_by_role("heading", name="GM controls")).to_be_visible()
 
     phones = {}
     for username, name in PLAYERS.items():
         page = open_phone(username)
-        log_in(page, base, username)
-        page.get_by_role("link", name=ENCOUNTER).click()
-        expect(page).to_have_url(encounter_url)
-        page.evaluate("window.__noReload = true")
-        expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
+        join_table(page, base, username, ENCOUNTER, encounter_url)
         expect(page.locator(".sheet h2")).to_have_text(name)
         check_player(page, username)
         phones[username] = page

@@ -8,12 +8,11 @@ phone (or the GM, for the Agent) acts. No phone may show a GM-only fact (the GM 
 the Agent's numbers or the number an attack needed), and every phone fits 360 px without reloading.
 """
 
-import re
-
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import daphne_server, fits, log_in  # noqa: F401  (fixture)
+from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
+from tests.e2e.live import fits, join_table, keeps_gm_secrets, log_has, log_in, start_built_encounter
 
 pytestmark = [pytest.mark.e2e]
 
@@ -26,15 +25,8 @@ GM_SHOT = "/tmp/fray-hero-gm.png"
 
 
 def check_player(page, who):
-    html = page.content()
-    for secret in GM_ONLY:
-        assert secret not in html, f"{who}'s page shows {secret!r}"
-    fits(page)
-    assert page.evaluate("window.__noReload === true"), f"{who}'s page reloaded"
+    keeps_gm_secrets(page, who, GM_ONLY)
 
-
-def log_has(page, text):
-    expect(page.locator(".log li", has_text=text).first).to_be_visible()
 
 
 def version(page) -> int:
@@ -101,11 +93,7 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
     for name in PLAYERS.values():
         expect(party.get_by_label(name, exact=True)).to_be_checked()
     gm.get_by_role("spinbutton", name=AGENT, exact=True).fill("1")
-    gm.get_by_role("button", name="Start the encounter").click()
-    expect(gm).to_have_url(re.compile(r"/campaigns/\d+/encounters/\d+/$"))
-    encounter_url = gm.url
-    gm.evaluate("window.__noReload = true")
-    expect(gm.locator("#live-status")).to_have_attribute("data-state", "live")
+    encounter_url = start_built_encounter(gm)
     expect(gm.locator(".status h2")).to_have_text("Before combat")
 
     phones = {}
@@ -114,11 +102,7 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
         # Record vibrations: a phone buzzes when its player's phase begins.
         page.add_init_script("navigator.vibrate = (pattern) => { (window.__buzz = window.__buzz || []).push(pattern);"
                              " return true; };")
-        log_in(page, base, username)
-        page.get_by_role("link", name=ENCOUNTER).click()
-        expect(page).to_have_url(encounter_url)
-        page.evaluate("window.__noReload = true")
-        expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
+        join_table(page, base, username, ENCOUNTER, encounter_url)
         expect(page.locator(".sheet h2")).to_have_text(name)
         check_player(page, username)
         phones[username] = page

@@ -14,11 +14,10 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import DEMO_PASSWORD, LURKER, daphne_server  # noqa: F401  (fixture)
+from tests.e2e.live import LURKER, daphne_server, fits, keeps_gm_secrets, log_in  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.e2e]
 
-CAMPAIGN = "The Drift Between Stars"
 PLAYERS = {"ana": "Luwe", "ben": "Ballallanava", "cleo": "Furo"}
 GM_SHOT = "/tmp/fray-live-gm.png"
 PHONE_SHOT = "/tmp/fray-live-phone.png"
@@ -32,28 +31,9 @@ SLEEP = """hidden => {
 }"""
 
 
-def log_in(page, base, username):
-    page.goto(base + "/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Your campaigns")).to_be_visible()
-    page.get_by_role("link", name=CAMPAIGN).click()
-    expect(page.get_by_role("heading", name=CAMPAIGN, level=1)).to_be_visible()
-
-
-def fits(page):
-    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert width[0] <= width[1], f"{page.url} scrolls sideways at {width[1]} px: scrollWidth {width[0]}"
-
-
 def check_player(page, name):
     """A player's page never shows GM-only things, fits the phone, and has not reloaded since it opened."""
-    html = page.content()
-    for secret in GM_ONLY:
-        assert secret not in html, f"{name}'s page shows {secret!r}"
-    fits(page)
-    assert page.evaluate("window.__noReload === true"), f"{name}'s page reloaded"
+    keeps_gm_secrets(page, name, GM_ONLY)
 
 
 def live(page):

@@ -13,31 +13,16 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import DEMO_PASSWORD, daphne_server  # noqa: F401  (fixture)
+from tests.e2e.live import DEMO_CAMPAIGN, daphne_server, fits, log_in  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.e2e]
 
-CAMPAIGN = "The Drift Between Stars"
+CAMPAIGN = DEMO_CAMPAIGN
 ENCOUNTER = "Skirmish off the relay"
 PLAYERS = {"ana": "Tess Varro", "ben": "Oru Dax"}
 GM_SHOT = "/tmp/fray-sw5e-gm.png"
 PHONE_SHOT = "/tmp/fray-sw5e-phone.png"
 GM_ONLY = ("GM controls", "SECRET", "/987", "/654", "987/", "654/", "777/", "321/")
-
-
-def log_in(page, base, username):
-    page.goto(base + "/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Your campaigns")).to_be_visible()
-    page.get_by_role("link", name=CAMPAIGN).click()
-    expect(page.get_by_role("heading", name=CAMPAIGN, level=1)).to_be_visible()
-
-
-def fits(page):
-    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert width[0] <= width[1], f"{page.url} scrolls sideways at {width[1]} px: scrollWidth {width[0]}"
 
 
 def check_player(page, who):
