@@ -18,18 +18,20 @@ import json
 import math
 from dataclasses import dataclass
 from datetime import timedelta
+from urllib.parse import urlencode
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.apps import apps
+from django.conf import settings as django_settings
 from django.contrib.messages import constants, get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import models
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from campaigns import services as campaign_services
@@ -127,6 +129,10 @@ def refused(response) -> bool:
     return any(m.level >= constants.ERROR for m in get_messages(response.wsgi_request))
 
 
+def oversized(data: dict) -> bool:
+    return len(urlencode(data, doseq=True)) > django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
 def check(client: Client, method: str, url: str, data: dict, *, htmx: bool = False, **kwargs):
     """Send it; never a 5xx; nothing changed when refused; what was stored fits the columns."""
     before = snapshot()
@@ -134,6 +140,11 @@ def check(client: Client, method: str, url: str, data: dict, *, htmx: bool = Fal
     response = getattr(client, method)(url, data, headers=headers, **kwargs)
     assert response.status_code < 500, (url, response.status_code)
     after = snapshot()
+    if method == "post" and oversized(data):
+        # Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE before any view runs: a 400 page with a sentence.
+        assert response.status_code == 400 and after == before
+        assert "Nothing was changed" in response.content.decode()
+        assume(False)  # the view never saw it: nothing more to check of this example
     if refused(response):
         assert after == before, f"{url} refused {data!r:.300} but changed the database"
     else:
@@ -523,6 +534,17 @@ def test_an_odd_end_key_is_never_stored_as_is(client, world, key):
     """PostgreSQL refuses NUL in text (a server error there); the key column holds 80 characters."""
     encounter = _running(world)
     _check_end(client, world, encounter, {"key": key}, gm=True, target=encounter)
+
+
+def test_a_body_too_large_to_read_gets_a_sentence_and_changes_nothing(client, world):
+    """Three 1 MB fields are over Django's 2.5 MB limit: refused before any view, with a page that says so."""
+    encounter = _running(world)
+    form = {"command": "adjust_health", "key": "big", "note": "A" * 1_000_000, "text": "A" * 1_000_000,
+            "target": "A" * 1_000_000}
+    response = as_user(client, world.gm).post(reverse("encounter_act", args=[world.campaign.pk, encounter.pk]), form)
+    assert response.status_code == 400 and "more than Fray takes in one go" in response.content.decode()
+    encounter.refresh_from_db()
+    assert encounter.version == 0 and not encounter.events.exists()
 
 
 def exported(encounter) -> dict:
