@@ -30,76 +30,137 @@ def require(condition: bool, sentence: str) -> None:
 # --- JSON codec for frozen dataclasses -------------------------------------------------------------
 
 def to_json(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    kind = type(value)
+    if value is None or kind in _SCALARS:
+        return value
+    if kind in (list, tuple):
+        return [to_json(v) for v in value]
+    if kind is dict:
+        return {str(k): to_json(v) for k, v in value.items()}
+    names = _field_names(kind)
+    if names is not None:
+        return {name: to_json(getattr(value, name)) for name in names}
+    if isinstance(value, (bool, int, float, str)):
+        return value
     if isinstance(value, (list, tuple)):
         return [to_json(v) for v in value]
     if isinstance(value, dict):
         return {str(k): to_json(v) for k, v in value.items()}
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
     raise TypeError(f"{type(value).__name__} is not JSON-able")
+
+
+_SCALARS = frozenset((bool, int, float, str))
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The field names of a dataclass type (None for any other type), looked up once per type."""
+    return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
 
 
 def from_json(tp: Any, data: Any) -> Any:
     """Rebuild a value of type `tp` (dataclass, tuple[X, ...], dict[str, X], X | None, primitives)."""
-    origin = typing.get_origin(tp)
+    return _decoder(tp)(data)
+
+
+@functools.cache
+def _decoder(tp: Any) -> Callable[[Any], Any]:
+    """The function that decodes JSON data into `tp`, worked out once per type: every state and log entry is
+    decoded on each render, so the type is inspected once rather than for every value."""
     if tp is Any:
-        return data
+        return _identity
+    origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         args = typing.get_args(tp)
-        if data is None and type(None) in args:
-            return None
-        last_error = None
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return from_json(arg, data)
-            except (TypeError, ValueError, KeyError) as exc:
-                last_error = exc
-        raise TypeError(f"no type of {tp} fits {data!r}") from last_error
+        nullable = type(None) in args
+        options = tuple(arg for arg in args if arg is not type(None))
+
+        def union(data):
+            if data is None and nullable:
+                return None
+            last_error = None
+            for arg in options:
+                try:
+                    return _decoder(arg)(data)
+                except (TypeError, ValueError, KeyError) as exc:
+                    last_error = exc
+            raise TypeError(f"no type of {tp} fits {data!r}") from last_error
+        return union
     if origin is tuple:
         args = typing.get_args(tp)
-        if not isinstance(data, (list, tuple)):
-            raise TypeError(f"expected a list for {tp}")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_json(args[0], item) for item in data)
-        return tuple(from_json(a, item) for a, item in zip(args, data, strict=True))
+
+        def sequence(data):
+            if not isinstance(data, (list, tuple)):
+                raise TypeError(f"expected a list for {tp}")
+            if len(args) == 2 and args[1] is Ellipsis:
+                item = _decoder(args[0])
+                return tuple(item(value) for value in data)
+            return tuple(_decoder(a)(value) for a, value in zip(args, data, strict=True))
+        return sequence
     if origin is dict:
         key_tp, value_tp = typing.get_args(tp)
-        if not isinstance(data, dict):
-            raise TypeError(f"expected an object for {tp}")
-        return {from_json(key_tp, k): from_json(value_tp, v) for k, v in data.items()}
+
+        def mapping(data):
+            if not isinstance(data, dict):
+                raise TypeError(f"expected an object for {tp}")
+            key, value = _decoder(key_tp), _decoder(value_tp)
+            return {key(k): value(v) for k, v in data.items()}
+        return mapping
     if origin is typing.Literal:
-        if data not in typing.get_args(tp):
-            raise ValueError(f"{data!r} is not one of {typing.get_args(tp)}")
-        return data
+        allowed = typing.get_args(tp)
+
+        def literal(data):
+            if data not in allowed:
+                raise ValueError(f"{data!r} is not one of {allowed}")
+            return data
+        return literal
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        if not isinstance(data, dict):
-            raise TypeError(f"expected an object for {tp.__name__}")
-        kwargs = {}
-        for name, hint in _init_fields(tp):
-            if name in data:
-                kwargs[name] = from_json(hint, data[name])
-        return tp(**kwargs)
-    if tp is int:
-        if isinstance(data, bool) or not isinstance(data, int):
-            raise TypeError(f"expected a whole number, got {data!r}")
-        return data
-    if tp is float:
-        if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise TypeError(f"expected a number, got {data!r}")
-        return float(data)
-    if tp is str:
-        if not isinstance(data, str):
-            raise TypeError(f"expected text, got {data!r}")
-        return data
-    if tp is bool:
-        if not isinstance(data, bool):
-            raise TypeError(f"expected true or false, got {data!r}")
-        return data
+        def record(data):
+            if not isinstance(data, dict):
+                raise TypeError(f"expected an object for {tp.__name__}")
+            return tp(**{name: decode(data[name]) for name, decode in _field_decoders(tp) if name in data})
+        return record
+    if tp in _PRIMITIVES:
+        return _PRIMITIVES[tp]
     raise TypeError(f"cannot decode {tp}")
+
+
+def _identity(data: Any) -> Any:
+    return data
+
+
+def _int(data: Any) -> int:
+    if isinstance(data, bool) or not isinstance(data, int):
+        raise TypeError(f"expected a whole number, got {data!r}")
+    return data
+
+
+def _float(data: Any) -> float:
+    if isinstance(data, bool) or not isinstance(data, (int, float)):
+        raise TypeError(f"expected a number, got {data!r}")
+    return float(data)
+
+
+def _str(data: Any) -> str:
+    if not isinstance(data, str):
+        raise TypeError(f"expected text, got {data!r}")
+    return data
+
+
+def _bool(data: Any) -> bool:
+    if not isinstance(data, bool):
+        raise TypeError(f"expected true or false, got {data!r}")
+    return data
+
+
+_PRIMITIVES: dict[type, Callable[[Any], Any]] = {int: _int, float: _float, str: _str, bool: _bool}
+
+
+@functools.cache
+def _field_decoders(cls: type) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    """(name, decoder) of a dataclass's init fields. Looked up when first decoding, not when the class's
+    decoder is made, so a dataclass may hold values of its own type."""
+    return tuple((name, _decoder(hint)) for name, hint in _init_fields(cls))
 
 
 @functools.cache
