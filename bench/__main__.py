@@ -14,8 +14,8 @@ Notes on method (details in each module's docstring):
 
 - **Fan-out** (bench/fanout.py): Fray under daphne in a subprocess (DEBUG=false, SQLite in a temp FRAY_VAR_DIR,
   the demo campaign). The GM's `adjust_health` action is an HTTP POST to encounter_act (session cookie, CSRF
-  token, HX-Request); N player websockets (Origin of the server, spread over the demo's three players, so each
-  socket gets two frames: the players' table and its owner's own controls) run in one asyncio process with the
+  token, HX-Request); N player websockets (Origin of the server, spread over the demo's three players; each
+  socket gets one frame: the players' table, then its owner's own controls) run in one asyncio process with the
   `websockets` client. Timed from just before the POST until the last socket has the table fragment with the
   new data-version. Baselines with the same client: bench/bare_channels.py (daphne, the same channel layer,
   one group_send of the same bytes per HTTP trigger) and bench/ws_floor.py (raw `websockets` broadcast).

@@ -3,7 +3,7 @@
 The full path: Fray under daphne (in a subprocess, DEBUG=false). The GM POSTs an `adjust_health` action to
 encounter_act (session cookie, CSRF token, HX-Request) while N player sockets are connected to
 /ws/campaigns/<c>/encounters/<e>/ with the Origin of the server; the N sockets are spread round-robin over
-the demo's three players, so every socket gets two frames per action (the players' table and its owner's
+the demo's three players; every socket gets one frame per action (the players' table followed by its owner's
 own controls). The time is from just before the POST is written until the last socket has received the
 table fragment with the new data-version.
 
@@ -178,7 +178,7 @@ def full_path(var: Path, demo: dict, layer_env: dict[str, str], cookies: dict,
         uri = f"ws://127.0.0.1:{server.port}/ws/campaigns/{demo['campaign']}/encounters/{demo['encounter']}/"
         origin = server.base
         player_cookies = [cookie_header(cookies[p]) for p in PLAYERS]
-        clients = Clients(frames_per_socket=2)
+        clients = Clients(frames_per_socket=1)
         change = [1]
 
         async def connect(n):

@@ -6,7 +6,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from campaigns.models import Membership
-from combat.broadcast import gm_group, players_group, user_group
+from combat.broadcast import gm_group, players_group
 from combat.models import Encounter
 
 MAX_FRAME = 4096  # clients only ever send a tiny "hello"; anything bigger is refused
@@ -25,8 +25,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=4404)
             return
         self.encounter_id, self.is_gm = found
-        groups = [gm_group(self.encounter_id)] if self.is_gm else [
-            players_group(self.encounter_id), user_group(self.encounter_id, user.pk)]
+        self.own_key = str(user.pk)  # picks this player's own controls out of each players' message
+        groups = [gm_group(self.encounter_id) if self.is_gm else players_group(self.encounter_id)]
         for group in groups:
             await self.channel_layer.group_add(group, self.channel_name)
             self.groups_joined.append(group)
@@ -52,8 +52,17 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         await self.send(text_data=html)
 
+    async def dispatch(self, message):
+        # A table fragment only forwards text: no database, so none of Channels' per-message clean-up of old
+        # database connections, which costs a trip to a worker thread for every socket on every action.
+        if message.get("type") == "table.fragment":
+            await self.table_fragment(message)
+            return
+        await super().dispatch(message)
+
     async def table_fragment(self, event):
-        await self.send(text_data=event["html"])
+        # One frame: the audience's table, then (for a PC's owner) their own controls; never another player's.
+        await self.send(text_data=event["html"] + event.get("own", {}).get(self.own_key, ""))
 
     @database_sync_to_async
     def _load(self, user, campaign_id, encounter_id):

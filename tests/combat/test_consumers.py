@@ -124,6 +124,15 @@ async def receive(communicator, count: int, *, then_quiet: bool = True) -> list[
     return frames
 
 
+async def receive_update(communicator, encounter_id: int, *, then_quiet: bool = True) -> tuple[str, str]:
+    """A player's one frame after an action, split into the players' table and their own controls ("" for a
+    player without a character in the encounter). The table always comes first in the frame."""
+    [html] = await receive(communicator, 1, then_quiet=then_quiet)
+    assert html.lstrip().startswith(f'<section id="enc-{encounter_id}-table"'), html[:200]
+    mine = html.find(f'<section id="enc-{encounter_id}-me"')
+    return (html, "") if mine < 0 else (html[:mine], html[mine:])
+
+
 async def act(user, encounter, name, data, key, dice=None):
     result = await sync_to_async(services.submit)(encounter.pk, user, name, data, key, dice=dice)
     assert result.ok, result.error
@@ -264,9 +273,9 @@ async def test_every_player_frame_of_a_whole_round_is_free_of_gm_facts(campaign,
 
     async def step(user, name, data, dice=None):
         await act(user, encounter, name, data, f"{name}-{len(gm_frames)}", dice)
-        # One frame for the GMs; the players' table plus this player's own controls.
+        # One frame for the GMs; one for the player: the players' table, then this player's own controls.
         [gm_html] = await receive(gm_socket, 1, then_quiet=False)
-        table_html, me_html = await receive(player_socket, 2, then_quiet=False)
+        table_html, me_html = await receive_update(player_socket, encounter.pk, then_quiet=False)
         gm_frames.append(gm_html)
         player_frames.extend([table_html, me_html])
         assert f'id="enc-{encounter.pk}-table"' in table_html
@@ -315,7 +324,7 @@ async def test_every_player_frame_of_a_whole_round_is_free_of_gm_facts(campaign,
     assert "Your turn!" not in me_html
 
     assert await gm_socket.receive_nothing(timeout=QUIET) and await player_socket.receive_nothing(timeout=QUIET)
-    assert len(gm_frames) == 10 and len(player_frames) == 19
+    assert len(gm_frames) == 10 and len(player_frames) == 19  # the snapshot, then 9 × (table, own controls)
     for html in gm_frames:
         assert "Collapse" in html
     for html in player_frames:
@@ -343,7 +352,7 @@ async def test_an_action_reaches_every_connected_socket_with_its_version(table, 
     version = (await current(table)).version
     assert version == table.version + 1
     [gm_html] = await receive(gm_socket, 1)
-    player_table, player_me = await receive(player_socket, 2)
+    player_table, player_me = await receive_update(player_socket, table.pk)
     for html in (gm_html, player_table, player_me):
         assert f'data-version="{version}"' in html
     assert "Nivick declares: lunges against Luwe." in gm_html
@@ -492,8 +501,8 @@ async def test_your_turn_and_your_sheet_reach_only_the_owner(campaign, gm, playe
     for user, name, data in commands:
         await act(user, encounter, name, data, name)
         await receive(gm_socket, 1, then_quiet=False)
-        player_frames += await receive(mine, 2, then_quiet=False)  # the shared table, then their own controls
-        other_frames += await receive(theirs, 2, then_quiet=False)
+        player_frames += await receive_update(mine, encounter.pk, then_quiet=False)
+        other_frames += await receive_update(theirs, encounter.pk, then_quiet=False)
     for socket in (gm_socket, mine, theirs):
         assert await socket.receive_nothing(timeout=QUIET)
 

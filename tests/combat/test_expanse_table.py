@@ -746,7 +746,7 @@ def test_review_facts_follow_toughness_guardians_and_changed_dice():
 async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(campaign, gm, player, other_player,
                                                                              rosa, marcus, thug, close_db_connections):
     from tests.combat.test_consumers import act as ws_act
-    from tests.combat.test_consumers import receive
+    from tests.combat.test_consumers import receive, receive_update
     from tests.combat.test_consumers import sockets as _  # noqa: F401  (documentation: the same socket helpers)
 
     encounter = await sync_to_async(build)(campaign, gm, [rosa, marcus], thug)
@@ -780,8 +780,8 @@ async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(camp
         async def step(user, name, data, dice=()):
             await ws_act(user, encounter, name, data, f"ws-{name}-{len(opened)}-{id(data)}", ScriptedDice(dice))
             [gm_html_] = await receive(gm_socket, 1, then_quiet=False)
-            rosa_frames = await receive(rosa_socket, 2, then_quiet=False)
-            marcus_frames = await receive(marcus_socket, 2, then_quiet=False)
+            rosa_frames = await receive_update(rosa_socket, encounter.pk, then_quiet=False)
+            marcus_frames = await receive_update(marcus_socket, encounter.pk, then_quiet=False)
             for frame in rosa_frames + marcus_frames:
                 assert_no_gm_fact(frame, encounter)
             return gm_html_, rosa_frames, marcus_frames

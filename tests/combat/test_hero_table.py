@@ -596,7 +596,7 @@ async def test_the_websocket_brings_each_phone_its_phase_and_never_a_gm_fact(cam
                                                                               kestrel, bulwark, agent, sockets,
                                                                               close_db_connections):
     from tests.combat.test_consumers import act as ws_act
-    from tests.combat.test_consumers import receive
+    from tests.combat.test_consumers import receive, receive_update
 
     encounter = await sync_to_async(build)(campaign, gm, [kestrel, bulwark], agent)
     opened = []
@@ -615,8 +615,8 @@ async def test_the_websocket_brings_each_phone_its_phase_and_never_a_gm_fact(cam
     async def step(user, name, data, dice=()):
         await ws_act(user, encounter, name, data, f"ws-{name}-{len(frames)}", ScriptedDice(dice))
         [gm_frame] = await receive(gm_socket, 1, then_quiet=False)
-        k_frames = await receive(kestrel_socket, 2, then_quiet=False)
-        b_frames = await receive(bulwark_socket, 2, then_quiet=False)
+        k_frames = await receive_update(kestrel_socket, encounter.pk, then_quiet=False)
+        b_frames = await receive_update(bulwark_socket, encounter.pk, then_quiet=False)
         frames.extend(k_frames + b_frames)
         return gm_frame, "".join(k_frames), "".join(b_frames)
 

@@ -201,22 +201,29 @@ def test_queries_per_action_do_not_grow_with_combatants(campaign, gm, pc, other_
     assert queries_for(2) == queries_for(40)
 
 
-def test_broadcast_runs_after_commit_with_each_audience(enc, gm, pc, npc, monkeypatch, django_capture_on_commit_callbacks):
+def test_broadcast_runs_after_commit_with_each_audience(enc, gm, pc, other_pc, npc, monkeypatch,
+                                                        django_capture_on_commit_callbacks):
     sent = []
 
     class Layer:
         async def group_send(self, group, message):
-            sent.append((group, message["html"]))
+            sent.append((group, message))
 
     monkeypatch.setattr("combat.broadcast.get_channel_layer", lambda: Layer())
     with django_capture_on_commit_callbacks(execute=True):
         go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}", text="claw")
-    groups = [g for g, _ in sent]
-    assert groups[:2] == [f"enc-{enc.pk}-gm", f"enc-{enc.pk}-players"]
-    assert f"enc-{enc.pk}-user-{pc.owner_id}" in groups
-    players_html = dict(sent)[f"enc-{enc.pk}-players"]
-    assert "claw" in players_html and "Collapse" not in players_html and "GM controls" not in players_html
-    assert "Collapse" in dict(sent)[f"enc-{enc.pk}-gm"]
+    # The players first (their phones wait on it), then the GMs; one message each.
+    assert [g for g, _ in sent] == [f"enc-{enc.pk}-players", f"enc-{enc.pk}-gm"]
+    players, gms = sent[0][1], sent[1][1]
+    assert "claw" in players["html"] and "Collapse" not in players["html"] and "GM controls" not in players["html"]
+    # Each PC owner's own controls, keyed by user id: Luwe's sheet for her player, Furo's for his.
+    mine, theirs = str(pc.owner_id), str(other_pc.owner_id)
+    assert sorted(players["own"]) == sorted([mine, theirs])
+    assert "<h2>Luwe</h2>" in players["own"][mine] and "<h2>Luwe</h2>" not in players["own"][theirs]
+    assert "<h2>Furo</h2>" in players["own"][theirs]
+    assert not any("Collapse" in html for html in players["own"].values())
+    assert "Collapse" in gms["html"] and gms["own"] == {}
+    assert players["version"] == gms["version"] == 1
 
 
 def test_a_dead_channel_layer_loses_nothing(enc, gm, pc, npc, monkeypatch, django_capture_on_commit_callbacks):

@@ -31,7 +31,7 @@ from combat.rules.dice import ScriptedDice
 from combat.rules.sw5e import engine as sw
 from combat.tables import sw5e as table
 from ships.models import CrewAssignment, Ship
-from tests.combat.test_consumers import QUIET, receive, sockets  # noqa: F401  (fixture)
+from tests.combat.test_consumers import QUIET, receive, receive_update, sockets  # noqa: F401  (fixture)
 from tests.test_fuzz import FUZZ, check, mutated, value
 
 pytestmark = pytest.mark.django_db
@@ -797,7 +797,7 @@ async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(c
                                                        dice=ScriptedDice(dice))
         assert result.ok, result.error
         [gm_html_] = await receive(gm_socket, 1, then_quiet=False)
-        table_html, me_html = await receive(phone, 2, then_quiet=False)
+        table_html, me_html = await receive_update(phone, enc.pk, then_quiet=False)
         frames.extend([table_html, me_html])
         return gm_html_, table_html, me_html
 
