@@ -106,7 +106,10 @@ def start_encounter(encounter: Encounter, user) -> Encounter:
 
 # --- playing ----------------------------------------------------------------------------------------------
 
-def _membership(encounter: Encounter, user) -> Membership:
+def _membership(encounter: Encounter, user, known: Membership | None = None) -> Membership:
+    """The user's membership of the encounter's campaign; `known` (the caller's, just read) saves a query."""
+    if known is not None and known.campaign_id == encounter.campaign_id and known.user_id == user.pk:
+        return known
     membership = Membership.objects.filter(campaign_id=encounter.campaign_id, user=user).first()
     if membership is None:
         raise NotAllowed("No such encounter.")
@@ -130,15 +133,20 @@ def _check_issuer(command, state, membership: Membership) -> None:
 
 
 def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_form: bool = False,
-           dice: Dice | None = None) -> Result:
-    """Run one command for `user`. Refusals come back as Result(ok=False, error=sentence); nothing changes."""
+           dice: Dice | None = None, membership: Membership | None = None) -> Result:
+    """Run one command for `user`. Refusals come back as Result(ok=False, error=sentence); nothing changes.
+
+    `membership`: the user's membership as the caller just read it, if it has (a view has), so it is not
+    read again."""
     key = (key or "").strip()[:64]
     if not key:
         return Result(ok=False, error="This action arrived without its key; reload the page and try again.")
     try:
         with transaction.atomic():
-            encounter = Encounter.objects.select_for_update().get(pk=encounter_id)
-            membership = _membership(encounter, user)
+            # The campaign comes along for the broadcast's GM view; only the encounter's row is locked.
+            encounter = Encounter.objects.select_for_update(of=("self",)).select_related("campaign").get(
+                pk=encounter_id)
+            membership = _membership(encounter, user, membership)
             done = list(encounter.events.filter(batch__in=encounter.events.filter(idempotency_key=key)
                                                 .values("batch")).values_list("seq", flat=True))
             if done:
@@ -253,6 +261,6 @@ def write_back_characters(encounter: Encounter, keep: dict[str, dict]) -> None:
 def _broadcast_on_commit(encounter: Encounter) -> None:
     from combat.broadcast import broadcast
 
-    encounter_id = encounter.pk
-    # robust: whatever goes wrong while broadcasting, the committed action and its response stand.
-    transaction.on_commit(lambda: broadcast(encounter_id), robust=True)
+    # robust: whatever goes wrong while broadcasting, the committed action and its response stand. The row as
+    # committed goes along, so the broadcast need not read it again.
+    transaction.on_commit(lambda: broadcast(encounter.pk, encounter), robust=True)

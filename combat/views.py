@@ -87,7 +87,7 @@ def encounter_act(request, campaign_id, encounter_id):
     command = data.pop("command", "")
     key = _action_key(data.pop("key", ""), command, data)
     fragments.forget()
-    result = services.submit(encounter.pk, request.user, command, data, key, from_form=True)
+    result = services.submit(encounter.pk, request.user, command, data, key, from_form=True, membership=membership)
     render = fragments.take_kept(encounter.pk)  # what the broadcast just rendered, if it ran
     if not request.htmx:
         if not result.ok:

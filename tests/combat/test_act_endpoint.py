@@ -1,5 +1,7 @@
 """The table's one write endpoint, for every model: keys that tell a double tap from a second action."""
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -71,6 +73,38 @@ def test_an_action_with_its_broadcast_and_response_costs_the_same_queries_for_2_
 
     assert queries_for(2) == queries_for(40)
     assert sent  # the broadcast ran inside the measured request
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_action_reads_each_row_once_on_its_way_to_every_screen(campaign, gm, pc, other_pc, npc, monkeypatch):
+    """As served: the commit runs the broadcast inside the request, and the response reuses its HTML."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    sent = []
+
+    class Layer:
+        async def group_send(self, group, message):
+            sent.append(group)
+
+    monkeypatch.setattr("combat.broadcast.get_channel_layer", lambda: Layer())
+    encounter = services.start_encounter(services.create_encounter(
+        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc, other_pc], enemies=[(npc, 3)]), gm)
+    client = Client()
+    client.force_login(gm)
+    sent.clear()  # the start's own broadcast
+    with CaptureQueriesContext(connection) as queries:
+        response = post(client, encounter, command="declare", key="d", enemy=f"npc{npc.pk}-1",
+                        target=f"pc{pc.pk}", text="claw")
+    assert response.status_code == 200 and "claw" in response.content.decode()
+    assert sent == [f"enc-{encounter.pk}-players", f"enc-{encounter.pk}-gm"]
+    tables = [re.search(r'(?:FROM|INTO|UPDATE) "(\w+)"', q["sql"]) for q in queries.captured_queries]
+    assert [t.group(1) for t in tables if t] == [
+        "django_session", "campaigns_user", "campaigns_membership", "combat_encounter",  # who asks, for what
+        "combat_encounter", "combat_encounterevent",  # locked (with its campaign), then the key already used?
+        "combat_encounterevent", "combat_encounter",  # the event written, the snapshot stored
+        "combat_encounterevent", "campaigns_character",  # the broadcast: the log, and the GM's NPC notes
+    ]
 
 
 def test_the_actions_response_is_the_html_its_broadcast_sent(client, gm, running, pc, npc,
