@@ -1,6 +1,7 @@
 from django.conf import settings as django_settings
 from django.db import models
 from django.urls import reverse
+from django.utils.functional import cached_property
 from django.utils.text import slugify
 
 from combat.rules import registry
@@ -41,6 +42,11 @@ class Encounter(models.Model):
 
     def get_absolute_url(self):
         return reverse("encounter", args=[self.campaign_id, self.pk])
+
+    @cached_property
+    def act_url(self) -> str:
+        """Where every action form posts; worked out once per render (a fragment holds dozens of forms)."""
+        return reverse("encounter_act", args=[self.campaign_id, self.pk])
 
     @property
     def combat_model(self):
