@@ -93,3 +93,16 @@ def test_health_check_answers_for_load_balancers(client):
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"ok": True, "database": True}
+
+
+def test_embedded_database_keeps_a_write_ahead_log_synced_on_every_commit(tmp_path):
+    """Readers never wait for a writer, and a committed action survives a crash (synchronous=FULL is 2)."""
+    code = (
+        "import json, django; django.setup(); from django.db import connection; "
+        "c = connection.cursor(); c.execute('PRAGMA journal_mode'); mode = c.fetchone()[0]; "
+        "c.execute('PRAGMA synchronous'); print(json.dumps([mode, c.fetchone()[0]]))"
+    )
+    base = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    base.update(DJANGO_SETTINGS_MODULE="config.settings", FRAY_VAR_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=base, cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == ["wal", 2]
