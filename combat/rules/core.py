@@ -164,9 +164,15 @@ def _field_decoders(cls: type) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
 
 
 @functools.cache
+def _type_hints(cls: type) -> dict[str, Any]:
+    """A class's resolved type hints; resolving them evaluates every annotation, so once per class."""
+    return typing.get_type_hints(cls)
+
+
+@functools.cache
 def _init_fields(cls: type) -> tuple[tuple[str, Any], ...]:
     """(name, type) of a dataclass's init fields; resolving the hints is slow, so once per class."""
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)
     return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.init)
 
 
@@ -296,7 +302,7 @@ class EventCodec:
 
 def coerce_form(cls: type[Command], form: dict[str, Any]) -> dict[str, Any]:
     """Turn form strings into the JSON types a command's fields expect; junk is a RuleError sentence."""
-    hints = typing.get_type_hints(cls)
+    hints = _type_hints(cls)
     out: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         if f.name not in form:
