@@ -147,12 +147,13 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
         except Exception:  # an undone entry may refer to something the replayed state no longer has
             text, f = event.kind.replace("_", " ").capitalize() + ".", None
         gm_only = event.audience == "gm"
-        if text is not None and (show_all or not gm_only):
+        shown = text is not None and (show_all or not gm_only)
+        if shown:
             entries.append(Entry(item.seq, event.kind, text, f.round if f else state.round,
                                  f.phase if f else state.phase, f.turn if f else state.turn,
                                  f.actor if f else "", not counted, gm_only,
                                  [(r.sides, r.faces) for r in f.rolls] if f else []))
-        if counted and f is not None and (show_all or not gm_only):
+        if counted and f is not None and shown:  # the charts add up only what this viewer can read
             _count(f, summaries, faces, damage_by_round, complexity)
         if counted:
             state = engine.evolve(state, event)

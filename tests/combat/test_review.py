@@ -175,10 +175,43 @@ def test_burn_bryte_players_never_see_an_unseen_enemy(campaign, gm, player, pc, 
         assert result.ok, (name, result.error)
     enc.refresh_from_db()
     _assert_unseen("Nivick", enc, client, player, gm, "Grell")
+    # Round 1's damage: Luwe's hit on Grell and "Something unseen hits Luwe": both are on the player's log.
+    assert review.build(enc, is_gm=True).damage_by_round == review.build(enc, is_gm=False).damage_by_round == {1: 2}
     # An imported copy keeps no `hidden` flag on its combatants: the state still says who the party never saw.
     gm_json = _player_and_gm_views(enc, client, player, gm)[3]
     copy = exports.import_encounter(campaign, gm, json.loads(gm_json))
     _assert_unseen("Nivick", copy, client, player, gm, "Grell")
+
+
+def test_a_players_charts_add_up_only_the_entries_the_player_can_read(campaign, gm, player, pc, npc, monkeypatch):
+    """Should a model word an entry for the GM only (no sentence for players), its dice and damage stay off the
+    player's charts too: counting them would tell the players that something happened."""
+    from combat.rules.burn_bryte import engine as bb
+
+    enc = services.start_encounter(services.create_encounter(
+        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    L, N = f"pc{pc.pk}", f"npc{npc.pk}-1"
+    for i, (user, name, data, dice) in enumerate([
+        (gm, "declare", {"enemy": N, "target": L, "text": "ambush"}, ()),
+        (gm, "start_players", {}, ()),
+        (player, "claim_turn", {"actor": L}, ()),
+        (player, "skill_roll", {"actor": L, "skill": "Melee", "intent": "attack", "target": N, "damage": 2}, (4, 1)),
+        (player, "end_turn", {"actor": L}, ()),
+        (gm, "start_enemies", {}, ()),
+        (gm, "resolve", {"declaration": 1, "outcome": "hit", "damage": 1}, ()),
+    ]):
+        assert services.submit(enc.pk, user, name, data, f"c{i}", dice=ScriptedDice(dice)).ok
+    enc.refresh_from_db()
+    before = review.build(enc, is_gm=False)
+    assert before.damage_by_round == {1: 3} and before.faces == {4: {4: 1, 1: 1}}
+    worded = bb.describe
+    monkeypatch.setattr(bb, "describe", lambda state, event, gm=True: (
+        None if not gm and event.kind in ("skill_rolled", "resolved") else worded(state, event, gm)))
+    hidden = review.build(enc, is_gm=False)
+    assert not any(e.kind in ("skill_rolled", "resolved") for e in hidden.entries)
+    assert hidden.damage_by_round == {} and hidden.faces == {}
+    gms = review.build(enc, is_gm=True)
+    assert gms.damage_by_round == {1: 3} and gms.faces == {4: {4: 1, 1: 1}}
 
 
 def _expanse_sheet(**values):
