@@ -129,13 +129,42 @@ def watch_live(page):
     expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
 
 
-def keeps_gm_secrets(page, who, secrets):
-    """A player's page holds none of `secrets` (GM-only markers), fits the phone and has not reloaded."""
+def shows_no_gm_secrets(page, who, secrets):
+    """A player's page holds none of `secrets` (GM-only markers) and fits the phone."""
     html = page.content()
     for secret in secrets:
-        assert secret not in html, f"{who}'s page shows {secret!r}"
+        assert secret not in html, f"{who}'s page {page.url} shows {secret!r}"
     fits(page)
+
+
+def keeps_gm_secrets(page, who, secrets):
+    """A player's live page holds none of `secrets`, fits the phone and has not reloaded."""
+    shows_no_gm_secrets(page, who, secrets)
     assert page.evaluate("window.__noReload === true"), f"{who}'s page reloaded"
+
+
+def reviews_keep_gm_secrets(gm, phones, encounter_url, encounter_name, secrets):
+    """After play, the GM and every phone open the encounter's log (timeline and charts), and each phone the
+    campaign's archive: no phone's page shows any of `secrets`. At least one of them must be on the GM's log,
+    or the players' check would prove nothing."""
+    import re
+
+    from playwright.sync_api import expect
+
+    campaign_url = re.match(r"(.*/campaigns/\d+/)", encounter_url).group(1)
+    gm.goto(encounter_url)
+    gm.get_by_role("link", name="log and charts").click()
+    expect(gm.locator("#timeline li").first).to_be_visible()
+    html = gm.content()
+    assert [s for s in secrets if s in html], f"none of {secrets} is on the GM's log: nothing to keep from players"
+    for who, page in phones.items():
+        page.goto(encounter_url)
+        page.get_by_role("link", name="log and charts").click()
+        expect(page.locator("#timeline li").first).to_be_visible()
+        shows_no_gm_secrets(page, who, secrets)
+        page.goto(campaign_url + "archive/")
+        expect(page.get_by_role("link", name=encounter_name)).to_be_visible()
+        shows_no_gm_secrets(page, who, secrets)
 
 
 def log_has(page, text):

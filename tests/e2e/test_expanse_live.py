@@ -15,7 +15,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
-from tests.e2e.live import fits, join_table, keeps_gm_secrets, log_has, log_in, start_built_encounter
+from tests.e2e.live import (fits, join_table, keeps_gm_secrets, log_has, log_in, reviews_keep_gm_secrets,
+                            start_built_encounter)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -230,4 +231,5 @@ def test_a_gm_and_two_phones_play_two_rounds_of_the_expanse(daphne_server, phone
         check_player(page, "phone")
     fits(gm)
     assert gm.evaluate("window.__noReload === true"), "the GM's page reloaded"
+    reviews_keep_gm_secrets(gm, phones, encounter_url, ENCOUNTER, GM_ONLY)
     assert not errors, f"JavaScript errors: {errors}"

@@ -12,7 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
-from tests.e2e.live import fits, join_table, keeps_gm_secrets, log_has, log_in, start_built_encounter
+from tests.e2e.live import (fits, join_table, keeps_gm_secrets, log_has, log_in, reviews_keep_gm_secrets,
+                            start_built_encounter)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -214,4 +215,5 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
     for username, page in phones.items():
         expect(page.locator(".status h2")).to_have_text("Encounter over")
         check_player(page, username)
+    reviews_keep_gm_secrets(gm, phones, encounter_url, ENCOUNTER, GM_ONLY)
     assert not errors, errors

@@ -14,7 +14,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import LURKER, daphne_server, fits, keeps_gm_secrets, log_in  # noqa: F401  (fixture)
+from tests.e2e.live import (LURKER, daphne_server, fits, keeps_gm_secrets, log_in,  # noqa: F401  (fixture)
+                            reviews_keep_gm_secrets)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -224,5 +225,8 @@ def test_a_gm_and_three_phones_play_two_rounds_with_one_phone_dropping_out(daphn
     for username, page in phones.items():
         check_player(page, username)
     assert gm.evaluate("window.__noReload === true"), "the GM's page reloaded"
+
+    # --- After the fight: the log with its charts, and the campaign's archive, on every phone.
+    reviews_keep_gm_secrets(gm, phones, encounter_url, encounter_name, GM_ONLY)
     assert not errors, f"JavaScript errors: {errors}"
     print(f"\nlive table: cleo caught up {caught_up:.1f}s after coming back; whole run {time.monotonic() - started:.1f}s")

@@ -13,7 +13,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import DEMO_CAMPAIGN, daphne_server, fits, log_in  # noqa: F401  (fixture)
+from tests.e2e.live import DEMO_CAMPAIGN, daphne_server, fits, log_in, reviews_keep_gm_secrets  # noqa: F401
 
 pytestmark = [pytest.mark.e2e]
 
@@ -266,4 +266,5 @@ def test_the_gm_and_two_phones_fly_two_rounds_against_an_npc_ship(daphne_server,
     expect(gm.locator("dl.stats").last).to_contain_text("241 / 654")  # 321 shields, less 40 twice
     response = phones["ana"].request.get(talon_url)
     assert response.status == 404
+    reviews_keep_gm_secrets(gm, phones, encounter_url, ENCOUNTER, GM_ONLY)
     assert not errors, f"JavaScript errors: {errors}"
