@@ -14,7 +14,7 @@ from functools import cached_property
 from django.template.loader import render_to_string
 
 from combat import selectors, tables
-from combat.services import load_log
+from combat.services import load_log_tail
 
 
 class Renderer:
@@ -28,12 +28,17 @@ class Renderer:
         self._html: dict[tuple, str] = {}
 
     @cached_property
-    def log(self):
-        return load_log(self.encounter) if self.encounter.status != "draft" else []
+    def _tail(self):
+        """(state before the first entry, entries): the log's tail the live table's log needs (a long log is
+        read from its newest checkpoint on)."""
+        if self.encounter.status == "draft":
+            return None, []
+        return load_log_tail(self.encounter, selectors.LOG_WINDOW)
 
     def view(self, gm: bool) -> dict:
         if gm not in self._views:
-            self._views[gm] = selectors.public_view(self.encounter, self.state, gm, log=self.log,
+            start, log = self._tail
+            self._views[gm] = selectors.public_view(self.encounter, self.state, gm, log=log, start=start,
                                                     replayed=self._replayed)
         return self._views[gm]
 

@@ -115,6 +115,22 @@ class EncounterEvent(models.Model):
         return f"{self.encounter} #{self.seq} {self.kind}"
 
 
+class LogCheckpoint(models.Model):
+    """The state after every live event up to `seq`, so a render replays only the log's tail, however long the
+    log grows. A cache derived from the log, never a source: services write one as the log passes each
+    hundredth event, and an undo that reaches back to `seq` or before deletes it (that state has changed)."""
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="checkpoints")
+    seq = models.PositiveIntegerField()
+    state = models.JSONField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["encounter", "seq"], name="one_checkpoint_per_seq")]
+
+    def __str__(self):
+        return f"{self.encounter} after #{self.seq}"
+
+
 class ExportJob(models.Model):
     """One export of an encounter's log, made by a Celery task and stored through Django's storage API."""
 

@@ -9,6 +9,9 @@ from combat.models import Encounter
 from combat.rules.core import MARKER_SENTENCES, active_events, is_marker
 from combat.services import engine_for, load_initial, load_log
 
+LOG_LIMIT = 30  # entries on the live table's log
+LOG_WINDOW = 4 * LOG_LIMIT  # entries put into words to find them (some may be hidden from the viewer)
+
 
 def encounters_for(membership: Membership):
     qs = Encounter.objects.filter(campaign=membership.campaign)
@@ -22,14 +25,13 @@ def _base(encounter: Encounter) -> dict:
             "version": encounter.version}
 
 
-def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None) -> dict:
+def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None, start=None) -> dict:
     """Everything on the table for the GM (gm=True) or for every player (gm=False). No per-user facts.
 
     The model's table builds its part; the log and, for GMs, the campaign's and NPCs' notes are the same for
-    every model. `replayed`: a dict shared by the views of one render (see log_view), so the log is replayed
-    once."""
+    every model. `log`, `start`, `replayed`: see log_view."""
     view = {**_base(encounter), "gm": gm, **tables.get(encounter.model).public_view(encounter, state, gm),
-            "log": log_view(encounter, gm, log=log, replayed=replayed)}
+            "log": log_view(encounter, gm, log=log, replayed=replayed, start=start)}
     if gm:
         view.update(campaign_notes=encounter.campaign.gm_notes, npc_notes=_npc_notes(encounter))
     return view
@@ -50,32 +52,43 @@ def private_view(encounter: Encounter, state, user_id: int) -> dict:
             **tables.get(encounter.model).private_view(encounter, state, user_id)}
 
 
-def log_view(encounter: Encounter, gm: bool, limit: int | None = 30, log=None, replayed=None) -> list[dict]:
+def log_view(encounter: Encounter, gm: bool, limit: int | None = LOG_LIMIT, log=None, replayed=None,
+             start=None) -> list[dict]:
     """The log as sentences, newest first; undone entries are kept and marked; GM-only ones only for GMs.
 
-    The whole log is replayed (cheap), but only the newest entries are put into words. The replayed states
-    do not depend on the audience: pass the same dict as `replayed` to word the log for several audiences
-    and it is replayed once."""
+    Only the newest entries are put into words, each against the state just before it. `log` may be the
+    whole log or a tail of it (services.load_log_tail), `start` the state before its first entry (None: the
+    encounter's initial state). The replayed states do not depend on the audience: pass the same dict as
+    `replayed` to word the log for several audiences and it is replayed once. Should the tail hold too few
+    entries this viewer may see, the whole log is read and worded."""
     if encounter.status == Encounter.Status.DRAFT:
         return []
     engine = engine_for(encounter)
-    log = load_log(encounter) if log is None else log
-    live = {item.seq for item in active_events(log)}
-    window = len(log) if not limit else min(len(log), 4 * limit)
+    if log is None:
+        log, start = load_log(encounter), None
     replayed = {} if replayed is None else replayed
+    window = len(log) if not limit else min(len(log), 4 * limit)
     while True:
+        live = {item.seq for item in active_events(log)}
         first = len(log) - window
-        if first not in replayed:
-            replayed[first] = _replay_from(engine, encounter, log, live, first)
-        entries = _describe_tail(engine, log, live, gm, first, replayed[first])
-        if not limit or len(entries) >= limit or window >= len(log):
+        if (start is None, first) not in replayed:
+            replayed[start is None, first] = _replay_from(engine, encounter, log, live, first, start)
+        entries = _describe_tail(engine, log, live, gm, first, replayed[start is None, first])
+        if not limit or len(entries) >= limit:
             return entries[:limit] if limit else entries
-        window = len(log)  # many hidden entries at the end: word the whole log
+        if window < len(log):
+            window = len(log)  # many hidden entries at the end: word all that was read
+        elif start is not None:
+            log, start = load_log(encounter), None  # and if a tail was not enough, the whole log
+            window = len(log)
+        else:
+            return entries
 
 
-def _replay_from(engine, encounter, log, live, first) -> list:
-    """The state just before each log entry from index `first` on (undone entries change nothing)."""
-    state = load_initial(encounter)
+def _replay_from(engine, encounter, log, live, first, start=None) -> list:
+    """The state just before each log entry from index `first` on (undone entries change nothing), replaying
+    from `start`, the state before log[0] (None: the initial state)."""
+    state = load_initial(encounter) if start is None else start
     states = []
     for index, item in enumerate(log):
         if index >= first:

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaigns.models import Character, Membership
-from combat.models import Combatant, Encounter, EncounterEvent
+from combat.models import Combatant, Encounter, EncounterEvent, LogCheckpoint
 from combat import tables
 from combat.rules import registry
 from combat.rules.core import (MARKER_SENTENCES, Ended, Logged, RuleError, Undone, coerce_form, from_json, replay,
@@ -54,10 +54,28 @@ def load_initial(encounter: Encounter):
     return from_json(engine_for(encounter).State, encounter.initial)
 
 
-def load_log(encounter: Encounter) -> list[Logged]:
+def load_log(encounter: Encounter, after: int = 0) -> list[Logged]:
+    """The log in order; `after`: only the entries after that seq."""
     codec = engine_for(encounter).CODEC
-    rows = EncounterEvent.objects.filter(encounter_id=encounter.pk).order_by("seq").values_list("seq", "payload")
+    rows = (EncounterEvent.objects.filter(encounter_id=encounter.pk, seq__gt=after).order_by("seq")
+            .values_list("seq", "payload"))
     return [Logged(seq=seq, event=codec.event_from_json(payload)) for seq, payload in rows]
+
+
+CHECKPOINT_EVERY = 100  # a LogCheckpoint each time the log passes a multiple of this many entries
+
+
+def load_log_tail(encounter: Encounter, keep: int):
+    """(the state before the first entry returned, the entries): the log after the newest checkpoint that leaves
+    at least `keep` entries, else (None, the whole log): None stands for the initial state. A render replays
+    only these."""
+    if encounter.version >= CHECKPOINT_EVERY + keep:  # else no checkpoint can leave `keep` entries: no query
+        checkpoint = (LogCheckpoint.objects.filter(encounter_id=encounter.pk, seq__lte=encounter.version - keep)
+                      .order_by("-seq").values_list("seq", "state").first())
+        if checkpoint is not None:
+            seq, state = checkpoint
+            return from_json(engine_for(encounter).State, state), load_log(encounter, after=seq)
+    return None, load_log(encounter)
 
 
 # --- building and starting ------------------------------------------------------------------------------
@@ -196,6 +214,8 @@ def _append(encounter, engine, state, events, user, key) -> list[int]:
         seqs.append(seq)
     encounter.state = to_json(state)
     encounter.save(update_fields=["state", "version"])
+    if encounter.version // CHECKPOINT_EVERY > (first - 1) // CHECKPOINT_EVERY:
+        LogCheckpoint.objects.create(encounter=encounter, seq=encounter.version, state=encounter.state)
     _broadcast_on_commit(encounter)
     return seqs
 
@@ -212,8 +232,9 @@ def _undo(encounter, user, key) -> Result:
     if not live:
         raise RuleError("There is nothing to undo.")
     last_batch = live[-1][1]
-    seq = _append_marker(encounter, engine, Undone(seqs=tuple(s for s, batch in live if batch == last_batch)),
-                         user, key)
+    undone_now = tuple(s for s, batch in live if batch == last_batch)
+    seq = _append_marker(encounter, engine, Undone(seqs=undone_now), user, key)
+    encounter.checkpoints.filter(seq__gte=min(undone_now)).delete()  # the state after them has changed
     encounter.state = to_json(replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter)))
     encounter.save(update_fields=["state", "version"])
     _broadcast_on_commit(encounter)

@@ -1,0 +1,98 @@
+"""Log checkpoints: a render replays only the log's tail, and words it exactly as a replay of the whole log.
+
+services writes a LogCheckpoint each time the log passes a multiple of CHECKPOINT_EVERY entries; an undo that
+reaches back to a checkpoint deletes it. Here CHECKPOINT_EVERY is small, so short logs cross many of them."""
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from combat import fragments, selectors, services
+from combat.models import LogCheckpoint
+from combat.rules.burn_bryte import engine as bb
+from combat.rules.core import active_events, replay, to_json
+from combat.rules.dice import ScriptedDice
+
+pytestmark = pytest.mark.django_db
+
+OPS = st.lists(st.sampled_from(["hurt", "heal", "secret", "undo", "undo"]), min_size=1, max_size=40)
+KEYS = itertools.count()
+
+
+def play(encounter, gm, pc, npc, ops):
+    for n, op in enumerate(ops):
+        name, data = {
+            "hurt": ("adjust_health", {"target": f"pc{pc.pk}", "change": -1}),
+            "heal": ("adjust_health", {"target": f"pc{pc.pk}", "change": 1}),
+            "secret": ("spend_collapse", {"enemy": f"npc{npc.pk}-1", "note": f"SECRET {n}"}),  # GM-only (2 at most)
+            "enemy": ("adjust_health", {"target": f"npc{npc.pk}-1", "change": -1 if n % 2 else 1}),
+            "undo": ("undo", {}),
+        }[op]
+        services.submit(encounter.pk, gm, name, data, f"k{next(KEYS)}", dice=ScriptedDice(()))  # refusals too
+    encounter.refresh_from_db()
+
+
+def start(campaign, gm, pc, npc):
+    return services.start_encounter(services.create_encounter(
+        campaign, gm, name="Long fight", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=OPS, limit=st.integers(1, 6))
+def test_the_tail_from_a_checkpoint_is_worded_as_the_whole_log(campaign, gm, pc, npc, monkeypatch, ops, limit):
+    monkeypatch.setattr(services, "CHECKPOINT_EVERY", 3)
+    encounter = start(campaign, gm, pc, npc)
+    play(encounter, gm, pc, npc, ops)
+    live = active_events(services.load_log(encounter))  # as the log stands now, undos and all
+    for seq, state in encounter.checkpoints.values_list("seq", "state"):  # each: the live entries up to it
+        upto = [item for item in live if item.seq <= seq]
+        assert state == to_json(replay(bb.evolve, services.load_initial(encounter), upto))
+    tail_start, tail = services.load_log_tail(encounter, keep=2 * limit)
+    for gm_view in (True, False):
+        whole = selectors.log_view(encounter, gm_view, limit=limit)
+        assert selectors.log_view(encounter, gm_view, limit=limit, log=tail, start=tail_start) == whole
+
+
+def test_a_long_log_renders_from_its_newest_checkpoint(campaign, gm, pc, npc, monkeypatch):
+    encounter = start(campaign, gm, pc, npc)
+    play(encounter, gm, pc, npc, ["hurt", "heal"] * 160)  # 320 entries
+    assert list(encounter.checkpoints.values_list("seq", flat=True)) == [100, 200, 300]
+    state = services.load_state(encounter)
+    replayed = []
+    evolve = bb.evolve
+    monkeypatch.setattr(bb, "evolve", lambda s, event: replayed.append(event) or evolve(s, event))
+    render = fragments.Renderer(encounter, state)
+    html = render.for_gm(), render.for_players()
+    assert len(replayed) == 320 - 200  # from the checkpoint after entry 200: the last 120 entries are worded
+    LogCheckpoint.objects.filter(encounter=encounter).delete()
+    replayed.clear()
+    render = fragments.Renderer(encounter, state)
+    assert (render.for_gm(), render.for_players()) == html  # the same table as a replay of the whole log
+    assert len(replayed) == 320
+
+
+def test_an_undo_reaching_back_past_a_checkpoint_deletes_it(campaign, gm, pc, npc):
+    encounter = start(campaign, gm, pc, npc)
+    play(encounter, gm, pc, npc, ["hurt", "heal"] * 50)  # entries 1..100: a checkpoint after the 100th
+    assert list(encounter.checkpoints.values_list("seq", flat=True)) == [100]
+    play(encounter, gm, pc, npc, ["undo"])  # undoes entry 100 itself
+    assert not encounter.checkpoints.exists()
+    assert services.load_log_tail(encounter, keep=0) == (None, services.load_log(encounter))
+
+
+def test_a_viewer_who_sees_little_of_the_tail_gets_entries_from_before_it(campaign, gm, pc, npc, monkeypatch):
+    """If players may read none of the tail after the checkpoint, their log still shows the newest entries they
+    may read, from before the checkpoint."""
+    worded = bb.describe
+    monkeypatch.setattr(bb, "describe", lambda state, event, gm=True: (  # say enemies' health is the GM's alone
+        None if not gm and event.kind == "health_adjusted" and event.target.startswith("npc")
+        else worded(state, event, gm)))
+    encounter = start(campaign, gm, pc, npc)
+    play(encounter, gm, pc, npc, ["hurt", "heal"] * 20 + ["enemy"] * 240)
+    start_state, tail = services.load_log_tail(encounter, keep=selectors.LOG_WINDOW)
+    assert start_state is not None and {item.event.target[:3] for item in tail} == {"npc"}
+    players = selectors.log_view(encounter, False, log=tail, start=start_state)
+    assert len(players) == selectors.LOG_LIMIT and all("Luwe" in e["text"] for e in players)
+    assert players == selectors.log_view(encounter, False)
