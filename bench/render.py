@@ -6,6 +6,10 @@ player sees) and me() (one player's own controls); and the whole broadcast set (
 and me() for every PC's owner). Time: median of several runs; SQL: queries counted on one run. Both
 encounters have logs of about the same length (whole rounds, ~120 events), so only the combatants differ.
 The 40-combatant encounter is the baseline's ×10 on both sides: 2 PCs + 2 enemies, 20 PCs + 20 enemies.
+
+A long log: the broadcast set for 4 combatants after 10,000 events, read from the log's newest checkpoint
+(services writes one every CHECKPOINT_EVERY entries), against the same after 120 events; and the same long
+log with its checkpoints deleted, so the whole log is read and replayed as it was before checkpoints.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import time
 
 RUNS = 15
 EVENTS = 120
+LONG = 10_000
 SIZES = ((2, 2), (20, 20))  # (PCs, enemies): 4 and 40 combatants
 
 
@@ -79,8 +84,33 @@ def _html(fn, encounter, state, owners, name) -> str:
     return render.for_gm() + render.for_players() + "".join(render.me(u) for u in owners)
 
 
+def measure_long() -> dict:
+    from bench.setup import long_encounter
+    from combat import fragments, services
+    from combat.models import Encounter
+
+    built = long_encounter(LONG, pcs=2, enemies=2, tag="render-long")
+    encounter = Encounter.objects.select_related("campaign").get(pk=built.pk)
+    state = services.load_state(encounter)
+    owners = sorted({f.owner for f in state.pcs() if f.owner})
+
+    def broadcast_set():
+        render = fragments.Renderer(encounter, state)
+        render.for_gm()
+        render.for_players()
+        for user_id in owners:
+            render.me(user_id)
+
+    out = {"events": encounter.events.count(),
+           "checkpointed": (median_ms(broadcast_set), queries(broadcast_set))}
+    encounter.checkpoints.all().delete()
+    out["whole"] = (median_ms(broadcast_set, runs=3), queries(broadcast_set))
+    return out
+
+
 def run(lines: list[str]) -> None:
     small, large = (measure(p, e) for p, e in SIZES)
+    long = measure_long()
     for name in ("for_gm()", "for_players()", "me()", "broadcast set"):
         (t_small, q_small, b_small), (t_large, q_large, b_large) = small[name], large[name]
         what = name if name != "broadcast set" else f"broadcast set (GM + players + {large['owners']} × me())"
@@ -92,3 +122,13 @@ def run(lines: list[str]) -> None:
             f"{b_small / 1024:,.1f} KiB | {t_large / t_small:.1f}× time, "
             + (f"same queries ({q_large})" if q_large == q_small else f"{q_large / max(q_small, 1):.1f}× queries")
             + " |")
+    (t_small, q_small, _), (t_long, q_long), (t_whole, q_whole) = (small["broadcast set"], long["checkpointed"],
+                                                                   long["whole"])
+    lines.append(
+        f"| render broadcast set, 4 combatants, {long['events']:,} log events (from the newest checkpoint) | "
+        f"{t_long:,.2f} ms, {q_long} SQL queries | {small['events']} log events: {t_small:,.2f} ms, {q_small} SQL "
+        f"queries | {t_long / t_small:.1f}× time |")
+    lines.append(
+        f"| … the same {long['events']:,} events without checkpoints (the whole log read and replayed) | "
+        f"{t_whole:,.2f} ms, {q_whole} SQL queries | from the checkpoint: {t_long:,.2f} ms | "
+        f"{t_whole / t_long:.0f}× time |")

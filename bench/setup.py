@@ -49,7 +49,7 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
     from campaigns import services as campaign_services
     from campaigns.models import Character, Membership, User
     from combat import services
-    from combat.models import EncounterEvent
+    from combat.models import EncounterEvent, LogCheckpoint
     from combat.rules.burn_bryte import engine as bb
     from combat.rules.core import to_json
     from combat.rules.dice import ScriptedDice
@@ -71,7 +71,7 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
     state = services.load_state(encounter)
     pc_keys = [f"pc{p.pk}" for p in characters]
     enemy_keys = [f"npc{npc.pk}-{n}" for n in range(1, enemies + 1)]
-    rows, seq = [], 0
+    rows, checkpoints, seq = [], [], 0
 
     def apply(command, faces=()):
         nonlocal state, seq
@@ -81,6 +81,8 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
                                        payload=bb.CODEC.event_to_json(event), audience=event.audience,
                                        idempotency_key=f"b{seq}"))
             state = bb.evolve(state, event)
+            if seq % services.CHECKPOINT_EVERY == 0:  # as services.submit leaves them
+                checkpoints.append(LogCheckpoint(encounter=encounter, seq=seq, state=to_json(state)))
 
     while seq < events:
         for i, e in enumerate(enemy_keys):
@@ -96,6 +98,7 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
             apply(bb.Resolve(declaration=d.id, outcome="missed"))
         apply(bb.NextRound())
     EncounterEvent.objects.bulk_create(rows, batch_size=1000)
+    LogCheckpoint.objects.bulk_create(checkpoints)
     encounter.state = to_json(state)
     encounter.version = seq
     encounter.save(update_fields=["state", "version"])
