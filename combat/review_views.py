@@ -21,6 +21,9 @@ log = logging.getLogger(__name__)
 def encounter_log(request, campaign_id, encounter_id):
     membership = membership_or_404(request.user, campaign_id)
     encounter = get_object_or_404(selectors.encounters_for(membership).select_related("campaign"), pk=encounter_id)
+    if encounter.status == Encounter.Status.DRAFT:  # only GMs reach a draft; it has no log yet
+        messages.info(request, "This encounter is a draft: it has a log once it starts.")
+        return redirect(encounter)
     data = review.build(encounter, membership.is_gm)
     fighter = request.GET.get("fighter", "")
     kind = request.GET.get("kind", "")
@@ -72,6 +75,9 @@ def export_start(request, campaign_id, encounter_id):
 
     membership = membership_or_404(request.user, campaign_id)
     encounter = get_object_or_404(selectors.encounters_for(membership), pk=encounter_id)
+    if encounter.status == Encounter.Status.DRAFT:
+        messages.error(request, "A draft has no log to export yet; start the encounter first.")
+        return redirect(encounter)
     fmt = request.POST.get("format", "")
     if fmt not in ExportJob.Format.values:
         messages.error(request, "Choose JSON, CSV, Markdown or the printable page.")

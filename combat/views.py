@@ -182,9 +182,11 @@ def _escape(text: str) -> str:
 
 @login_required
 def archive(request, campaign_id):
-    """Every encounter of the campaign by game session, newest first, with its outcome."""
+    """Every fight of the campaign by game session, newest first, with its outcome. A draft is not a fight yet
+    (it has no log): it stays on the GM's encounter list."""
     membership = membership_or_404(request.user, campaign_id)
-    encounters = list(selectors.encounters_for(membership).select_related("session").order_by("-created_at"))
+    encounters = list(selectors.encounters_for(membership).exclude(status=Encounter.Status.DRAFT)
+                      .select_related("session").order_by("-created_at"))
     groups: dict = {}
     for encounter in encounters:
         groups.setdefault(encounter.session, []).append(encounter)

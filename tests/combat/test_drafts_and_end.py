@@ -269,6 +269,20 @@ def test_the_end_url_of_a_draft_only_redirects(gm, draft):
     assert frozen(draft) == before
 
 
+def test_a_drafts_log_sends_the_gm_to_the_draft_and_exports_nothing(gm, draft):
+    from combat.models import ExportJob
+
+    c = logged_in(gm)
+    before = frozen(draft)
+    response = c.get(url("encounter_log", draft))
+    assert response.status_code == 302 and response["Location"] == draft.get_absolute_url()
+    assert messages_of(response) == ["This encounter is a draft: it has a log once it starts."]
+    response = c.post(url("export_start", draft), {"format": "json"})
+    assert response.status_code == 302 and response["Location"] == draft.get_absolute_url()
+    assert messages_of(response)[-1] == "A draft has no log to export yet; start the encounter first."
+    assert not ExportJob.objects.filter(encounter=draft).exists() and frozen(draft) == before
+
+
 # --- the forms work with CSRF checks on -------------------------------------------------------------------------
 
 def _token_of_form(page: str, action: str) -> str:

@@ -153,3 +153,9 @@ def test_archive_groups_encounters_by_session_with_outcomes(gm_client, campaign,
     assert page.index("Night at the relay") < page.index("Won fight") < page.index("Not in a session")
     assert "<strong>Victory</strong>" in page and "<strong>In progress</strong>" in page
     assert reverse("encounter_log", args=[campaign.pk, loose.pk]) in page
+    draft = services.create_encounter(campaign, gm, name="Planned ambush", model="burn_bryte", pcs=[pc],
+                                      enemies=[(npc, 1)])
+    client.force_login(gm)  # the GM's archive: the GM sees drafts elsewhere, but a draft is no fight yet
+    gms = client.get(reverse("archive", args=[campaign.pk])).content.decode()
+    assert "Won fight" in gms and "Brawl" in gms
+    assert "Planned ambush" not in gms and reverse("encounter_log", args=[campaign.pk, draft.pk]) not in gms
