@@ -51,6 +51,21 @@
       else incoming._frayHtml = html;
     }
   }
+  // An action the server could not even read (over the upload limit, garbled) gets a page, not the table's
+  // own notice: put that page's sentence on the notice line, so the phone says what happened.
+  document.addEventListener("htmx:response:error", function (evt) {
+    var ctx = evt.detail && evt.detail.ctx;
+    var notice = document.getElementById("enc-" + live.dataset.encounter + "-notice");
+    if (!ctx || !notice || (ctx.text && ctx.text.indexOf(notice.id) !== -1)) return;  // it carries its own
+    var page = new DOMParser().parseFromString(ctx.text || "", "text/html");
+    var parts = [page.querySelector("h1"), page.querySelector("main p")].filter(Boolean).map(function (el) {
+      return el.textContent.trim().replace(/[.!]?$/, ".");
+    });
+    var status = ctx.response && ctx.response.status;
+    notice.textContent = parts.length ? parts.join(" ")
+      : "The server could not take that" + (status ? " (error " + status + ")" : "") + "; nothing was changed.";
+    notice.classList.add("error-box");
+  });
   if (window.htmx) htmx.registerExtension("fray-table", { htmx_before_swap: dropStale, htmx_after_swap: checkTurn });
   document.addEventListener("htmx:ws:after:message:incoming", checkTurn);
   checkTurn();

@@ -160,6 +160,13 @@ def test_a_gm_and_three_phones_play_two_rounds_with_one_phone_dropping_out(daphn
     live(gm)
     expect(gm.get_by_role("heading", name="GM controls")).to_be_visible()
 
+    # --- An action too big to read (3 MiB in a field, past the form's own limit) is refused with a sentence on
+    # the notice line, and nothing is declared.
+    gm.get_by_label("Action", exact=True).evaluate("(field, n) => { field.value = 'x'.repeat(n); }", 3 * 2 ** 20)
+    gm.get_by_role("button", name="Declare", exact=True).click()
+    expect(gm.locator(".notice")).to_contain_text("That request could not be read. It was more than Fray takes")
+    expect(gm.locator(".declarations li")).to_have_count(0)
+
     # --- Three players open it from the campaign page on their own phones.
     phones = {}
     for username in PLAYERS:
