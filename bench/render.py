@@ -42,12 +42,14 @@ def queries(fn) -> int:
     return len(captured)
 
 
-def measure(pcs: int, enemies: int) -> dict:
+def _built(events: int, pcs: int, enemies: int, tag: str):
+    """A long encounter (bench.setup), its state, its PCs' owners, and one broadcast's renders of it: one
+    Renderer for the GM's, the players' and every owner's fragments."""
     from bench.setup import long_encounter
     from combat import fragments, services
     from combat.models import Encounter
 
-    built = long_encounter(EVENTS, pcs=pcs, enemies=enemies, tag=f"render{pcs + enemies}")
+    built = long_encounter(events, pcs=pcs, enemies=enemies, tag=tag)
     encounter = Encounter.objects.select_related("campaign").get(pk=built.pk)
     state = services.load_state(encounter)
     owners = sorted({f.owner for f in state.pcs() if f.owner})
@@ -59,6 +61,13 @@ def measure(pcs: int, enemies: int) -> dict:
         for user_id in owners:
             render.me(user_id)
 
+    return encounter, state, owners, broadcast_set
+
+
+def measure(pcs: int, enemies: int) -> dict:
+    from combat import fragments
+
+    encounter, state, owners, broadcast_set = _built(EVENTS, pcs, enemies, f"render{pcs + enemies}")
     cases = {
         "for_gm()": lambda: fragments.Renderer(encounter, state).for_gm(),
         "for_players()": lambda: fragments.Renderer(encounter, state).for_players(),
@@ -85,22 +94,7 @@ def _html(fn, encounter, state, owners, name) -> str:
 
 
 def measure_long() -> dict:
-    from bench.setup import long_encounter
-    from combat import fragments, services
-    from combat.models import Encounter
-
-    built = long_encounter(LONG, pcs=2, enemies=2, tag="render-long")
-    encounter = Encounter.objects.select_related("campaign").get(pk=built.pk)
-    state = services.load_state(encounter)
-    owners = sorted({f.owner for f in state.pcs() if f.owner})
-
-    def broadcast_set():
-        render = fragments.Renderer(encounter, state)
-        render.for_gm()
-        render.for_players()
-        for user_id in owners:
-            render.me(user_id)
-
+    encounter, _, _, broadcast_set = _built(LONG, 2, 2, "render-long")
     out = {"events": encounter.events.count(),
            "checkpointed": (median_ms(broadcast_set), queries(broadcast_set))}
     encounter.checkpoints.all().delete()
