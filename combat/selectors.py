@@ -68,8 +68,8 @@ def log_view(encounter: Encounter, gm: bool, limit: int | None = LOG_LIMIT, log=
         log, start = load_log(encounter), None
     replayed = {} if replayed is None else replayed
     window = len(log) if not limit else min(len(log), 4 * limit)
+    live = {item.seq for item in active_events(log)}
     while True:
-        live = {item.seq for item in active_events(log)}
         first = len(log) - window
         if (start is None, first) not in replayed:
             replayed[start is None, first] = _replay_from(engine, encounter, log, live, first, start)
@@ -81,6 +81,7 @@ def log_view(encounter: Encounter, gm: bool, limit: int | None = LOG_LIMIT, log=
         elif start is not None:
             log, start = load_log(encounter), None  # and if a tail was not enough, the whole log
             window = len(log)
+            live = {item.seq for item in active_events(log)}
         else:
             return entries
 
