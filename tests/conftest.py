@@ -124,3 +124,16 @@ async def close_db_connections():
     from django.db import connections
 
     await sync_to_async(connections.close_all)()
+
+
+@pytest.fixture
+def broadcasts(monkeypatch):
+    """The broadcast's channel layer replaced by a recorder: every group_send as (group, message), in order."""
+    sent: list[tuple[str, dict]] = []
+
+    class Recorder:
+        async def group_send(self, group, message):
+            sent.append((group, message))
+
+    monkeypatch.setattr("combat.broadcast.get_channel_layer", lambda: Recorder())
+    return sent

@@ -49,17 +49,10 @@ def test_two_gms_declaring_different_enemies_from_the_same_version_both_count(ca
 
 
 def test_an_action_with_its_broadcast_and_response_costs_the_same_queries_for_2_or_40_enemies(
-        client, campaign, gm, pc, other_pc, npc, django_capture_on_commit_callbacks, monkeypatch):
+        client, campaign, gm, pc, other_pc, npc, django_capture_on_commit_callbacks, broadcasts):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    sent = []
-
-    class Layer:
-        async def group_send(self, group, message):
-            sent.append(group)
-
-    monkeypatch.setattr("combat.broadcast.get_channel_layer", lambda: Layer())
     client.force_login(gm)
 
     def queries_for(quantity):
@@ -72,32 +65,25 @@ def test_an_action_with_its_broadcast_and_response_costs_the_same_queries_for_2_
         return len(queries)
 
     assert queries_for(2) == queries_for(40)
-    assert sent  # the broadcast ran inside the measured request
+    assert broadcasts  # the broadcast ran inside the measured request
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_action_reads_each_row_once_on_its_way_to_every_screen(campaign, gm, pc, other_pc, npc, monkeypatch):
+def test_an_action_reads_each_row_once_on_its_way_to_every_screen(campaign, gm, pc, other_pc, npc, broadcasts):
     """As served: the commit runs the broadcast inside the request, and the response reuses its HTML."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    sent = []
-
-    class Layer:
-        async def group_send(self, group, message):
-            sent.append(group)
-
-    monkeypatch.setattr("combat.broadcast.get_channel_layer", lambda: Layer())
     encounter = services.start_encounter(services.create_encounter(
         campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc, other_pc], enemies=[(npc, 3)]), gm)
     client = Client()
     client.force_login(gm)
-    sent.clear()  # the start's own broadcast
+    broadcasts.clear()  # the start's own broadcast
     with CaptureQueriesContext(connection) as queries:
         response = post(client, encounter, command="declare", key="d", enemy=f"npc{npc.pk}-1",
                         target=f"pc{pc.pk}", text="claw")
     assert response.status_code == 200 and "claw" in response.content.decode()
-    assert sent == [f"enc-{encounter.pk}-players", f"enc-{encounter.pk}-gm"]
+    assert [group for group, _ in broadcasts] == [f"enc-{encounter.pk}-players", f"enc-{encounter.pk}-gm"]
     tables = [re.search(r'(?:FROM|INTO|UPDATE) "(\w+)"', q["sql"]) for q in queries.captured_queries]
     assert [t.group(1) for t in tables if t] == [
         "django_session", "campaigns_user", "campaigns_membership", "combat_encounter",  # who asks, for what
@@ -108,18 +94,12 @@ def test_an_action_reads_each_row_once_on_its_way_to_every_screen(campaign, gm, 
 
 
 def test_the_actions_response_is_the_html_its_broadcast_sent(client, gm, running, pc, npc,
-                                                             django_capture_on_commit_callbacks, monkeypatch):
-    sent = {}
-
-    class Layer:
-        async def group_send(self, group, message):
-            sent[group] = message["html"]
-
-    monkeypatch.setattr("combat.broadcast.get_channel_layer", lambda: Layer())
+                                                             django_capture_on_commit_callbacks, broadcasts):
     client.force_login(gm)
     with django_capture_on_commit_callbacks(execute=True):
         response = post(client, running, command="declare", key="d", enemy=f"npc{npc.pk}-1",
                         target=f"pc{pc.pk}", text="claw")
+    sent = {group: message["html"] for group, message in broadcasts}
     assert response.content.decode().startswith(sent[f"enc-{running.pk}-gm"])
 
 

@@ -9,6 +9,7 @@ a Thug has Defense 17 (a GM-only number no player may see), Toughness 1 and no F
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -23,21 +24,17 @@ from hypothesis import strategies as st
 from campaigns.models import Character
 from combat import fragments, review, services
 from combat.models import Encounter, EncounterEvent
-from combat.rules import registry
 from combat.rules.dice import ScriptedDice
 from combat.rules.expanse import engine as ex
 from combat.tables import expanse as table
+from tests.combat.helpers import combatant_key, state_of, valid_sheet
 
 pytestmark = pytest.mark.django_db
 
+sheet = functools.partial(valid_sheet, "expanse")
+key = combatant_key
+
 SECRET_NUMBERS = "Defense 17"  # the Thugs' Defense: only the GM's screen may show it
-
-
-def sheet(**values):
-    schema = registry.get("expanse").stats
-    clean, errors = schema.validate({**schema.defaults(), **values})
-    assert not errors, errors
-    return clean
 
 
 @pytest.fixture
@@ -77,18 +74,9 @@ def enc(campaign, gm, rosa, marcus, thug):
     return build(campaign, gm, [rosa, marcus], thug)
 
 
-def key(character, n=None):
-    return f"npc{character.pk}-{n}" if n else f"pc{character.pk}"
-
-
 def go(enc, user, name, dice=(), **data):
     go.n = getattr(go, "n", 0) + 1
     return services.submit(enc.pk, user, name, data, f"t{go.n}", dice=ScriptedDice(dice))
-
-
-def state_of(enc):
-    enc.refresh_from_db()
-    return services.load_state(enc)
 
 
 def roll_initiative(enc, gm, faces: dict[str, tuple[int, int, int]]):

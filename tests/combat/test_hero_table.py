@@ -10,6 +10,7 @@ An Agent's sheet (STUN 27, OCV 5, DCV 5, PD 5) is the GM's alone: "STUN 27/27" m
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 import json
@@ -24,20 +25,16 @@ from django.urls import reverse
 from campaigns.models import Character
 from combat import exports, fragments, review, services
 from combat.models import Encounter, EncounterEvent
-from combat.rules import registry
 from combat.rules.dice import ScriptedDice
 from tests.combat.test_consumers import sockets  # noqa: F401  (fixture)
+from tests.combat.helpers import combatant_key, state_of, valid_sheet
 
 pytestmark = pytest.mark.django_db
 
+sheet = functools.partial(valid_sheet, "hero")
+key = combatant_key
+
 SECRET_NUMBERS = "STUN 27/27"
-
-
-def sheet(**values):
-    schema = registry.get("hero").stats
-    clean, errors = schema.validate({**schema.defaults(), **values})
-    assert not errors, errors
-    return clean
 
 
 @pytest.fixture
@@ -76,10 +73,6 @@ def enc(campaign, gm, kestrel, bulwark, agent):
     return build(campaign, gm, [kestrel, bulwark], agent)
 
 
-def key(character, n=None):
-    return f"npc{character.pk}-{n}" if n else f"pc{character.pk}"
-
-
 def go(enc, user, name, faces=(), **data):
     """Run a command with these faces scripted for the server's dice (`dice` is an attack's field here)."""
     go.n = getattr(go, "n", 0) + 1
@@ -89,11 +82,6 @@ def go(enc, user, name, faces=(), **data):
 def ok(enc, user, name, faces=(), **data):
     result = go(enc, user, name, faces=faces, **data)
     assert result.ok, (name, result.error)
-
-
-def state_of(enc):
-    enc.refresh_from_db()
-    return services.load_state(enc)
 
 
 def version_of(enc) -> int:

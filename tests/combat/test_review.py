@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from campaigns.models import Character
 from combat import exports, review, services
-from combat.rules import registry
 from combat.rules.dice import ScriptedDice
+from tests.combat.helpers import valid_sheet
 
 pytestmark = pytest.mark.django_db
 
@@ -214,22 +214,15 @@ def test_a_players_charts_add_up_only_the_entries_the_player_can_read(campaign, 
     assert gms.damage_by_round == {1: 3} and gms.faces == {4: {4: 1, 1: 1}}
 
 
-def _expanse_sheet(**values):
-    schema = registry.get("expanse").stats
-    clean, errors = schema.validate({**schema.defaults(), **values})
-    assert not errors, errors
-    return clean
-
-
 def test_expanse_players_never_see_an_unseen_enemy(campaign, gm, player, client):
     rosa = Character.objects.create(campaign=campaign, name="Rosa", owner=player, system="expanse",
-                                    stats=_expanse_sheet(accuracy=3, dexterity=3, defense=13, toughness=2,
+                                    stats=valid_sheet("expanse", accuracy=3, dexterity=3, defense=13, toughness=2,
                                                          fortune=18, fortune_max=18, focuses="Accuracy (Pistols)",
                                                          weapons="Pistol"))
     thug = Character.objects.create(campaign=campaign, name="Thug", kind="npc", system="expanse",
-                                    stats=_expanse_sheet(accuracy=2, defense=11, toughness=1, weapons="Pistol"))
+                                    stats=valid_sheet("expanse", accuracy=2, defense=11, toughness=1, weapons="Pistol"))
     spotter = Character.objects.create(campaign=campaign, name="Spotter", kind="npc", system="expanse",
-                                       stats=_expanse_sheet(accuracy=4, defense=14, weapons="Rifle"))
+                                       stats=valid_sheet("expanse", accuracy=4, defense=14, weapons="Rifle"))
     enc = services.start_encounter(services.create_encounter(
         campaign, gm, name="Dock", model="expanse", pcs=[rosa], enemies=[(thug, 1), (spotter, 1)],
         hidden={spotter.pk}), gm)

@@ -201,15 +201,9 @@ def test_queries_per_action_do_not_grow_with_combatants(campaign, gm, pc, other_
     assert queries_for(2) == queries_for(40)
 
 
-def test_broadcast_runs_after_commit_with_each_audience(enc, gm, pc, other_pc, npc, monkeypatch,
+def test_broadcast_runs_after_commit_with_each_audience(enc, gm, pc, other_pc, npc, broadcasts,
                                                         django_capture_on_commit_callbacks):
-    sent = []
-
-    class Layer:
-        async def group_send(self, group, message):
-            sent.append((group, message))
-
-    monkeypatch.setattr("combat.broadcast.get_channel_layer", lambda: Layer())
+    sent = broadcasts
     with django_capture_on_commit_callbacks(execute=True):
         go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}", text="claw")
     # The players first (their phones wait on it), then the GMs; one message each.

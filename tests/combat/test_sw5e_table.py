@@ -9,6 +9,7 @@ through `services.submit(..., dice=ScriptedDice(...))`, or typed in as a physica
 
 from __future__ import annotations
 
+import functools
 from html import unescape
 import io
 import json
@@ -26,25 +27,20 @@ from campaigns import services as campaign_services
 from campaigns.models import Character
 from combat import exports, fragments, review, services
 from combat.models import Encounter, EncounterEvent
-from combat.rules import registry
 from combat.rules.dice import ScriptedDice
 from combat.rules.sw5e import engine as sw
 from combat.tables import sw5e as table
 from ships.models import CrewAssignment, Ship
 from tests.combat.test_consumers import QUIET, receive, receive_update, sockets  # noqa: F401  (fixture)
 from tests.test_fuzz import FUZZ, check, mutated, value
+from tests.combat.helpers import state_of, valid_sheet
 
 pytestmark = pytest.mark.django_db
 
+sheet = functools.partial(valid_sheet, "sw5e")
+
 SECRET_NUMBERS = ("777", "987", "321", "654")  # the Red Talon's hull and shields: only the GM may see them
 TALON_INITIATIVE = 43  # the GM's value for the Red Talon: GM-only too
-
-
-def sheet(**values):
-    schema = registry.get("sw5e").stats
-    clean, errors = schema.validate({**schema.defaults(), **values})
-    assert not errors, errors
-    return clean
 
 
 @pytest.fixture
@@ -131,11 +127,6 @@ def ok(enc, user, name, dice=(), **data):
     result = go(enc, user, name, dice, **data)
     assert result.ok, (name, result.error)
     return result
-
-
-def state_of(enc):
-    enc.refresh_from_db()
-    return services.load_state(enc)
 
 
 def to_combat(enc, gm, player, other_player, tess, oru, talon):

@@ -99,6 +99,18 @@ def fits(page):
     assert width[0] <= width[1], f"{page.url} scrolls sideways at {width[1]} px: scrollWidth {width[0]}"
 
 
+def phone_opener(phone):
+    """(open, errors): `open(who)` gives a new phone page whose JavaScript errors land in `errors`, named."""
+    errors: list[str] = []
+
+    def open_phone(who):
+        page = phone()
+        page.on("pageerror", lambda exc: errors.append(f"{who}: {exc}"))
+        return page
+
+    return open_phone, errors
+
+
 def start_built_encounter(gm):
     """The GM presses Start on a filled-in builder: the table opens live. Returns its URL."""
     import re

@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
-from tests.e2e.live import (fits, join_table, keeps_gm_secrets, log_has, log_in, reviews_keep_gm_secrets,
-                            start_built_encounter)
+from tests.e2e.live import (fits, join_table, keeps_gm_secrets, log_has, log_in, phone_opener,
+                            reviews_keep_gm_secrets, start_built_encounter)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -74,12 +74,7 @@ def strip_cells(page, name, kind):
 
 def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
     base = daphne_server
-    errors = []
-
-    def open_phone(who):
-        page = phone()
-        page.on("pageerror", lambda exc: errors.append(f"{who}: {exc}"))
-        return page
+    open_phone, errors = phone_opener(phone)
 
     # --- The GM builds the encounter on a phone: HERO System, the two PCs and one Viper Agent.
     gm = open_phone("gm")

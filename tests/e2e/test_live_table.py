@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.live import (LURKER, daphne_server, fits, keeps_gm_secrets, log_in,  # noqa: F401  (fixture)
-                            reviews_keep_gm_secrets)
+                            phone_opener, reviews_keep_gm_secrets)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -133,12 +133,7 @@ def phase_3(gm, phones, round_no, shot=None):
 def test_a_gm_and_three_phones_play_two_rounds_with_one_phone_dropping_out(daphne_server, phone):
     base = daphne_server
     started = time.monotonic()
-    errors = []
-
-    def open_phone(who):
-        page = phone()
-        page.on("pageerror", lambda exc: errors.append(f"{who}: {exc}"))
-        return page
+    open_phone, errors = phone_opener(phone)
 
     # --- The GM builds the encounter on their phone.
     gm = open_phone("gm")

@@ -13,7 +13,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import DEMO_CAMPAIGN, daphne_server, fits, log_in, reviews_keep_gm_secrets  # noqa: F401
+from tests.e2e.live import (DEMO_CAMPAIGN, daphne_server, fits, log_in, phone_opener,  # noqa: F401
+                            reviews_keep_gm_secrets)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -200,12 +201,7 @@ def talon_turn(gm, phones, round_no):
 
 def test_the_gm_and_two_phones_fly_two_rounds_against_an_npc_ship(daphne_server, phone):
     base = daphne_server
-    errors = []
-
-    def open_phone(who):
-        page = phone()
-        page.on("pageerror", lambda exc: errors.append(f"{who}: {exc}"))
-        return page
+    open_phone, errors = phone_opener(phone)
 
     gm = open_phone("gm")
     log_in(gm, base, "gm")

@@ -1,0 +1,23 @@
+"""Small helpers the combat models' table tests share."""
+
+from combat import services
+from combat.rules import registry
+
+
+def valid_sheet(model: str, **values) -> dict:
+    """A character sheet for `model`: its defaults with `values` over them, checked by the model's schema."""
+    schema = registry.get(model).stats
+    clean, errors = schema.validate({**schema.defaults(), **values})
+    assert not errors, errors
+    return clean
+
+
+def combatant_key(character, n=None) -> str:
+    """The key a character has in an encounter: an NPC's n-th copy, or a PC."""
+    return f"npc{character.pk}-{n}" if n else f"pc{character.pk}"
+
+
+def state_of(encounter):
+    """The encounter's state as stored now."""
+    encounter.refresh_from_db()
+    return services.load_state(encounter)
