@@ -2,8 +2,12 @@
 
 Two group sends per action. The players' group gets ONE message: the players' table and each PC owner's own
 controls (keyed by user id); every player's socket then sends one frame, the table followed by that player's
-own controls only (see TableConsumer.table_fragment). The GMs' group gets the GM's table. Both are rendered
-before either is sent, and the players' message goes first: the acting GM has the htmx response anyway.
+own controls only (see TableConsumer.table_fragment). The GMs' group gets the GM's table.
+
+The players' message is rendered and sent first, and the GM's is rendered only once the event loop has written
+the players' frames: rendering holds the GIL, so rendering the GM's table while the loop writes would hold
+every phone back, and rendering it before the players' send would too. The acting GM has the htmx response
+anyway; other GM screens get theirs a moment later.
 
 A failing channel layer is logged and ignored: the action is already committed and clients catch up on their
 next (re)connect or page load.
@@ -11,6 +15,7 @@ next (re)connect or page load.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
@@ -30,8 +35,12 @@ def players_group(encounter_id: int) -> str:
 
 
 def fragment_message(html: str, version: int, own: dict[str, str] | None = None) -> dict:
-    """A `table.fragment` message; `own` maps a user id (as text) to that player's own controls."""
-    return {"type": "table.fragment", "html": html, "own": own or {}, "version": version}
+    """A `table.fragment` message; `own` maps a user id (as text) to that player's own controls.
+
+    Plain `str`, not the SafeString templates return: the in-memory channel layer deep-copies every message
+    for every socket, and a str subclass is copied character by character where a str is shared."""
+    return {"type": "table.fragment", "html": str(html), "own": {k: str(v) for k, v in (own or {}).items()},
+            "version": version}
 
 
 def broadcast(encounter_id: int, encounter: Encounter | None = None) -> None:
@@ -44,23 +53,41 @@ def broadcast(encounter_id: int, encounter: Encounter | None = None) -> None:
             encounter = Encounter.objects.select_related("campaign").get(pk=encounter_id)
         if encounter.status == Encounter.Status.DRAFT:
             return
-        state = load_state(encounter)
-        render = fragments.Renderer(encounter, state)
+        render = fragments.Renderer(encounter, load_state(encounter))
         fragments.keep(render)
-        owners = sorted({f.owner for f in state.pcs() if f.owner})
-        # Everything is rendered before the first send: rendering while the frames go out would hold the GIL
-        # against the event loop that writes them, and every socket would wait longer.
-        messages = [
-            (players_group(encounter_id), fragment_message(render.for_players(), encounter.version,
-                                                           {str(user_id): render.me(user_id) for user_id in owners})),
-            (gm_group(encounter_id), fragment_message(render.for_gm(), encounter.version)),
-        ]
+        owners = sorted({f.owner for f in render.state.pcs() if f.owner})
+        players = fragment_message(render.for_players(), encounter.version,
+                                   {str(user_id): render.me(user_id) for user_id in owners})
         layer = get_channel_layer()
     except Exception:
-        log.exception("could not render fragments for encounter %s", encounter_id)
+        log.exception("could not render fragments for encounter %s (the players' table)", encounter_id)
         return
-    for group, message in messages:
-        try:
-            async_to_sync(layer.group_send)(group, message)
-        except Exception:
-            log.warning("channel layer unavailable; %s will catch up on reconnect", group, exc_info=True)
+    _send(layer, players_group(encounter_id), players)
+    _let_the_loop_write()
+    try:
+        gm = fragment_message(render.for_gm(), encounter.version)
+    except Exception:
+        log.exception("could not render fragments for encounter %s (the GM's table)", encounter_id)
+        return
+    _send(layer, gm_group(encounter_id), gm)
+
+
+def _send(layer, group: str, message: dict) -> None:
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:
+        log.warning("channel layer unavailable; %s will catch up on reconnect", group, exc_info=True)
+
+
+YIELDS = 8  # turns of the event loop: a socket's frame is written a few callbacks after the group_send
+
+
+async def _yield(turns: int) -> None:
+    for _ in range(turns):
+        await asyncio.sleep(0)
+
+
+def _let_the_loop_write() -> None:
+    """Wait until the event loop has run the callbacks a group_send just queued (each socket's frame goes out a
+    few loop turns later), so what this thread does next does not hold the GIL while they are written."""
+    async_to_sync(_yield)(YIELDS)

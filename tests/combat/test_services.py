@@ -1,5 +1,7 @@
 """Encounter services: the only writers. Idempotency, permissions, undo, end-of-encounter write-back, queries."""
 
+import logging
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -218,6 +220,38 @@ def test_broadcast_runs_after_commit_with_each_audience(enc, gm, pc, other_pc, n
     assert not any("Collapse" in html for html in players["own"].values())
     assert "Collapse" in gms["html"] and gms["own"] == {}
     assert players["version"] == gms["version"] == 1
+
+
+def test_the_players_frames_leave_before_the_gms_table_is_rendered(enc, gm, pc, npc, broadcasts, monkeypatch,
+                                                                    django_capture_on_commit_callbacks):
+    sent_when_gm_rendered = []
+    for_gm = fragments.Renderer.for_gm
+
+    def recording(self):
+        sent_when_gm_rendered.append([group for group, _ in broadcasts])
+        return for_gm(self)
+
+    monkeypatch.setattr(fragments.Renderer, "for_gm", recording)
+    with django_capture_on_commit_callbacks(execute=True):
+        go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}", text="claw")
+    # Rendering holds the GIL: the players' phones are not kept waiting while the GM's table is rendered.
+    assert sent_when_gm_rendered[0] == [f"enc-{enc.pk}-players"]
+    assert [group for group, _ in broadcasts] == [f"enc-{enc.pk}-players", f"enc-{enc.pk}-gm"]
+
+
+def test_a_broken_gm_render_still_updates_the_players(enc, gm, pc, npc, broadcasts, monkeypatch, caplog,
+                                                     django_capture_on_commit_callbacks):
+    def broken(self):
+        raise RuntimeError("template blew up")
+
+    monkeypatch.setattr(fragments.Renderer, "for_gm", broken)
+    with caplog.at_level(logging.ERROR, logger="combat.broadcast"), \
+            django_capture_on_commit_callbacks(execute=True):
+        result = go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}", text="claw")
+    assert result.ok
+    assert [group for group, _ in broadcasts] == [f"enc-{enc.pk}-players"]
+    assert "claw" in broadcasts[0][1]["html"]
+    assert "could not render fragments" in caplog.text and "GM's table" in caplog.text
 
 
 def test_a_dead_channel_layer_loses_nothing(enc, gm, pc, npc, monkeypatch, django_capture_on_commit_callbacks):
