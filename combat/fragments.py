@@ -1,9 +1,9 @@
 """Render the live table's fragments, once per audience.
 
 Each fragment is a top-level element with an id, `hx-swap-oob` and `data-version`, so the same HTML
-serves the first page load, an htmx response and a websocket frame. A `Renderer` reads the log once,
-replays it once for every audience's log view, and builds each audience's view once, however many
-fragments use it.
+serves the first page load, an htmx response and a websocket frame. A `Renderer` reads each audience's log
+once, in the words stored with it (a log without them is read and replayed once for every audience), and
+builds each audience's view once, however many fragments use it.
 """
 
 from __future__ import annotations
@@ -29,16 +29,15 @@ class Renderer:
 
     @cached_property
     def _tail(self):
-        """(state before the first entry, entries): the log's tail the live table's log needs (a long log is
-        read from its newest checkpoint on)."""
+        """(state before the first entry, entries): the log's tail the live table's log needs if it has to be
+        worded by replaying it (selectors.log_view); a long log is read from its newest checkpoint on."""
         if self.encounter.status == "draft":
             return None, []
         return load_log_tail(self.encounter, selectors.LOG_WINDOW)
 
     def view(self, gm: bool) -> dict:
         if gm not in self._views:
-            start, log = self._tail
-            self._views[gm] = selectors.public_view(self.encounter, self.state, gm, log=log, start=start,
+            self._views[gm] = selectors.public_view(self.encounter, self.state, gm, tail=lambda: self._tail,
                                                     replayed=self._replayed)
         return self._views[gm]
 

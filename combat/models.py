@@ -92,7 +92,8 @@ class Combatant(models.Model):
 
 
 class EncounterEvent(models.Model):
-    """Append-only: rows are never updated or deleted. Undo appends an `undone` event."""
+    """Append-only: rows are never updated or deleted. Undo appends an `undone` event. The wording is written
+    with the row, once: the log as it read when it happened."""
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()
@@ -103,6 +104,11 @@ class EncounterEvent(models.Model):
     actor = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     idempotency_key = models.CharField(max_length=80)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The entry in words, written with the event against the state it was applied to (rules.core.wording), so
+    # the live table's log is read, not replayed. NULL: not worded (written before these columns, or imported);
+    # the log view then words the log by replaying it. players_text "": players see no entry for this event.
+    gm_text = models.TextField(null=True, blank=True)
+    players_text = models.TextField(null=True, blank=True)
 
     class Meta:
         ordering = ["encounter", "seq"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from campaigns.models import Membership
 from combat import tables
-from combat.models import Encounter
-from combat.rules.core import MARKER_SENTENCES, active_events, is_marker
+from combat.models import Encounter, EncounterEvent
+from combat.rules.core import MARKER_SENTENCES, Undone, active_events, wording
 from combat.services import engine_for, load_initial, load_log
 
 LOG_LIMIT = 30  # entries on the live table's log
@@ -25,13 +25,13 @@ def _base(encounter: Encounter) -> dict:
             "version": encounter.version}
 
 
-def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None, start=None) -> dict:
+def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None, start=None, tail=None) -> dict:
     """Everything on the table for the GM (gm=True) or for every player (gm=False). No per-user facts.
 
     The model's table builds its part; the log and, for GMs, the campaign's and NPCs' notes are the same for
-    every model. `log`, `start`, `replayed`: see log_view."""
+    every model. `log`, `start`, `replayed`, `tail`: see log_view."""
     view = {**_base(encounter), "gm": gm, **tables.get(encounter.model).public_view(encounter, state, gm),
-            "log": log_view(encounter, gm, log=log, replayed=replayed, start=start)}
+            "log": log_view(encounter, gm, log=log, replayed=replayed, start=start, tail=tail)}
     if gm:
         view.update(campaign_notes=encounter.campaign.gm_notes, npc_notes=_npc_notes(encounter))
     return view
@@ -53,16 +53,25 @@ def private_view(encounter: Encounter, state, user_id: int) -> dict:
 
 
 def log_view(encounter: Encounter, gm: bool, limit: int | None = LOG_LIMIT, log=None, replayed=None,
-             start=None) -> list[dict]:
+             start=None, tail=None) -> list[dict]:
     """The log as sentences, newest first; undone entries are kept and marked; GM-only ones only for GMs.
 
-    Only the newest entries are put into words, each against the state just before it. `log` may be the
-    whole log or a tail of it (services.load_log_tail), `start` the state before its first entry (None: the
-    encounter's initial state). The replayed states do not depend on the audience: pass the same dict as
-    `replayed` to word the log for several audiences and it is replayed once. Should the tail hold too few
-    entries this viewer may see, the whole log is read and worded."""
+    The newest `limit` entries this viewer may read, in the words stored with them (one query). Should one of
+    them have none (written before entries were worded, or imported), the log is worded by replaying it: only
+    the newest entries, each against the state just before it. `log` may be the whole log or a tail of it
+    (services.load_log_tail), `start` the state before its first entry (None: the encounter's initial state);
+    given a `log`, it is always worded by replaying; `tail`, a function returning (start, log), is called only
+    if a replay is needed. The replayed states do not depend on the audience: pass the same dict as `replayed`
+    to word the log for several audiences and it is replayed once. Should the tail hold too few entries this
+    viewer may see, the whole log is read and worded."""
     if encounter.status == Encounter.Status.DRAFT:
         return []
+    if log is None and limit:
+        entries = _stored(encounter, gm, limit)
+        if entries is not None:
+            return entries
+        if tail is not None:
+            start, log = tail()
     engine = engine_for(encounter)
     if log is None:
         log, start = load_log(encounter), None
@@ -86,6 +95,22 @@ def log_view(encounter: Encounter, gm: bool, limit: int | None = LOG_LIMIT, log=
             return entries
 
 
+def _stored(encounter: Encounter, gm: bool, limit: int) -> list[dict] | None:
+    """The newest `limit` entries the viewer may read, in their stored words; None if one has no words stored.
+
+    Whether an entry is undone is told by the Undone marker that took it back, which is always newer than the
+    entry and read by every viewer, so it is among the rows read whenever the entry is."""
+    rows = EncounterEvent.objects.filter(encounter_id=encounter.pk)
+    if not gm:
+        rows = rows.exclude(audience="gm").exclude(players_text="")
+    rows = list(rows.order_by("-seq").values_list("seq", "kind", "audience", "gm_text" if gm else "players_text",
+                                                   "payload")[:limit])
+    if any(text is None for _, _, _, text, _ in rows):
+        return None
+    undone = {seq for _, kind, _, _, payload in rows if kind == Undone.kind for seq in payload["data"]["seqs"]}
+    return [_entry(seq, text, kind, audience, seq in undone) for seq, kind, audience, text, _ in rows]
+
+
 def _replay_from(engine, encounter, log, live, first, start=None) -> list:
     """The state just before each log entry from index `first` on (undone entries change nothing), replaying
     from `start`, the state before log[0] (None: the initial state)."""
@@ -102,16 +127,12 @@ def _replay_from(engine, encounter, log, live, first, start=None) -> list:
 def _describe_tail(engine, log, live, gm, first, states) -> list[dict]:
     entries = []
     for item, state in zip(log[first:], states, strict=True):
-        marker = is_marker(item.event)
-        if marker:
-            text = MARKER_SENTENCES[item.event.kind]
-        else:
-            try:
-                text = engine.describe(state, item.event, gm=gm)
-            except Exception:  # an undone entry may name something the replayed state no longer has
-                text = item.event.kind.replace("_", " ").capitalize() + "."
-        if gm or (item.event.audience != "gm" and text is not None):
-            entries.append({"seq": item.seq, "text": text, "undone": item.seq not in live and not marker,
-                            "gm_only": item.event.audience == "gm"})
+        text = wording(engine.describe, state, item.event)[0 if gm else 1]
+        if text:
+            entries.append(_entry(item.seq, text, item.event.kind, item.event.audience, item.seq not in live))
     entries.reverse()
     return entries
+
+
+def _entry(seq: int, text: str, kind: str, audience: str, not_live: bool) -> dict:
+    return {"seq": seq, "text": text, "undone": not_live and kind not in MARKER_SENTENCES, "gm_only": audience == "gm"}

@@ -18,7 +18,7 @@ from combat.models import Combatant, Encounter, EncounterEvent, LogCheckpoint
 from combat import tables
 from combat.rules import registry
 from combat.rules.core import (MARKER_SENTENCES, Ended, Logged, RuleError, Undone, coerce_form, from_json, replay,
-                               to_json)
+                               to_json, wording)
 from combat.rules.dice import Dice
 
 log = logging.getLogger(__name__)
@@ -205,9 +205,11 @@ def _append(encounter, engine, state, events, user, key) -> list[int]:
     first = encounter.version + 1
     for i, event in enumerate(events):
         seq = encounter.version + 1
+        gm_text, players_text = wording(engine.describe, state, event)
         EncounterEvent.objects.create(
             encounter=encounter, seq=seq, batch=first, kind=event.kind, payload=engine.CODEC.event_to_json(event),
             audience=event.audience, actor=user, idempotency_key=key if i == 0 else f"{key}#{i}",
+            gm_text=gm_text, players_text=players_text,
         )
         state = engine.evolve(state, event)
         encounter.version = seq
@@ -244,8 +246,10 @@ def _undo(encounter, user, key) -> Result:
 def _append_marker(encounter, engine, marker, user, key) -> int:
     """Append a log marker (Undone, Ended): an event of the log itself, which no model's `evolve` sees."""
     seq = encounter.version + 1
+    gm_text, players_text = wording(engine.describe, None, marker)
     EncounterEvent.objects.create(encounter=encounter, seq=seq, batch=seq, kind=marker.kind,
-                                  payload=engine.CODEC.event_to_json(marker), actor=user, idempotency_key=key)
+                                  payload=engine.CODEC.event_to_json(marker), actor=user, idempotency_key=key,
+                                  gm_text=gm_text, players_text=players_text)
     encounter.version = seq
     return seq
 

@@ -219,6 +219,21 @@ def is_marker(event: Event) -> bool:
     return isinstance(event, MARKERS)
 
 
+def wording(describe: Callable[..., str | None], state: Any, event: Event) -> tuple[str, str]:
+    """The log entry in words against `state`, the state the event was applied to: (for GMs, for players).
+    Players' words are "" when players see no entry: the event is the GM's alone, or the model's `describe`
+    leaves it out for them (None). A `describe` that fails names the event's kind rather than losing it."""
+    if is_marker(event):
+        return MARKER_SENTENCES[event.kind], MARKER_SENTENCES[event.kind]
+    fallback = event.kind.replace("_", " ").capitalize() + "."
+    try:
+        gm = describe(state, event, gm=True)
+        players = describe(state, event, gm=False) if event.audience != "gm" else None
+    except Exception:  # an undone entry, replayed, may name something the replayed state no longer has
+        return fallback, fallback if event.audience != "gm" else ""
+    return gm if gm is not None else fallback, players or ""
+
+
 @dataclass(frozen=True)
 class Setting:
     key: str

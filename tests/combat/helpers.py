@@ -21,3 +21,8 @@ def state_of(encounter):
     """The encounter's state as stored now."""
     encounter.refresh_from_db()
     return services.load_state(encounter)
+
+
+def unword(encounter) -> None:
+    """Forget the words stored with every entry of the log, as for a log written before entries were worded."""
+    encounter.events.update(gm_text=None, players_text=None)

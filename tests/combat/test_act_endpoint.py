@@ -89,7 +89,8 @@ def test_an_action_reads_each_row_once_on_its_way_to_every_screen(campaign, gm, 
         "django_session", "campaigns_user", "campaigns_membership", "combat_encounter",  # who asks, for what
         "combat_encounter", "combat_encounterevent",  # locked (with its campaign), then the key already used?
         "combat_encounterevent", "combat_encounter",  # the event written, the snapshot stored
-        "combat_encounterevent", "campaigns_character",  # the broadcast: the log, and the GM's NPC notes
+        "combat_encounterevent",  # the broadcast: the players' newest log entries, in their stored words
+        "combat_encounterevent", "campaigns_character",  # then the GM's newest entries, and the GM's NPC notes
     ]
 
 

@@ -6,11 +6,13 @@ from combat import fragments, services
 from combat.rules.burn_bryte import engine as bb
 from combat.rules.core import active_events
 from combat.rules.dice import ScriptedDice
+from tests.combat.helpers import unword
 
 pytestmark = pytest.mark.django_db
 
 
-def test_one_render_replays_the_log_once_for_every_audience(campaign, gm, pc, other_pc, npc, monkeypatch):
+def test_a_render_reads_the_stored_words_and_an_unworded_log_is_replayed_once_for_every_audience(
+        campaign, gm, pc, other_pc, npc, monkeypatch):
     encounter = services.start_encounter(services.create_encounter(
         campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc, other_pc], enemies=[(npc, 2)]), gm)
     steps = [("declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}", "text": "claw"}),
@@ -29,9 +31,13 @@ def test_one_render_replays_the_log_once_for_every_audience(campaign, gm, pc, ot
     monkeypatch.setattr(bb, "evolve", lambda s, event: replayed.append(event) or evolve(s, event))
     render = fragments.Renderer(encounter, state)
     together = render.for_gm(), render.for_players()
-
     assert together == alone  # the same fragments as each audience rendered on its own
     assert "(undone)" in together[1] and "SECRET-GM-ONLY" in together[0] and "SECRET-GM-ONLY" not in together[1]
+    assert replayed == []  # the words stored with each entry are read, nothing is replayed
+
+    unword(encounter)  # as a log written before entries were worded
+    render = fragments.Renderer(encounter, state)
+    assert (render.for_gm(), render.for_players()) == together
     assert len(replayed) == len(active_events(services.load_log(encounter)))  # once, not once per audience
 
 
