@@ -2,7 +2,7 @@
 
 Everything has an embedded default so a fresh clone runs with no services: SQLite, the in-memory
 channel layer, and a Celery broker on the filesystem. The environment switches to real services:
-DATABASE_URL (PostgreSQL), REDIS_URL (channel layer, Celery broker and results), EMAIL_URL, SECRET_KEY,
+DATABASE_URL (PostgreSQL; DB_POOL_SIZE), REDIS_URL (channel layer, Celery broker and results), EMAIL_URL, SECRET_KEY,
 ALLOWED_HOSTS, DEBUG. Production hardening lives in config/settings_production.py.
 """
 
@@ -85,8 +85,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20, "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"})
 else:
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Under ASGI every request's database work runs on a thread of its own, so a persistent connection
+    # (CONN_MAX_AGE) would never be used again, only left open until garbage collection. Django's own pool
+    # (psycopg_pool) lends each request a connection and takes it back when the request ends.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1, "max_size": env.int("DB_POOL_SIZE", default=20), "timeout": 20}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "campaigns.User"

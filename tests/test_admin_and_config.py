@@ -57,7 +57,8 @@ def _settings_from_env(**env):
         "print(json.dumps({'db': s.DATABASES['default']['ENGINE'], 'name': str(s.DATABASES['default']['NAME']), "
         "'layer': s.CHANNEL_LAYERS['default']['BACKEND'], 'broker': s.CELERY_BROKER_URL, "
         "'email': s.EMAIL_BACKEND, 'email_host': getattr(s, 'EMAIL_HOST', ''), 'hosts': s.ALLOWED_HOSTS, "
-        "'debug': s.DEBUG}))"
+        "'debug': s.DEBUG, 'max_age': s.DATABASES['default'].get('CONN_MAX_AGE'), "
+        "'pool': s.DATABASES['default'].get('OPTIONS', {}).get('pool')}))"
     )
     base = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "EMAIL_URL", "DEBUG")}
     base.update(DJANGO_SETTINGS_MODULE="config.settings", **env)
@@ -86,6 +87,14 @@ def test_environment_switches_to_real_services():
     assert s["email"] == "django.core.mail.backends.smtp.EmailBackend" and s["email_host"] == "smtp.example.com"
     assert s["hosts"] == ["fray.example.com", "www.fray.example.com"]
     assert s["debug"] is True
+    # Each request's queries run on a thread of its own under ASGI: connections come from a pool and go back to
+    # it, rather than persisting on a thread that is never used again.
+    assert s["max_age"] == 0 and s["pool"]["max_size"] == 20
+
+
+def test_the_database_pool_size_comes_from_the_environment():
+    s = _settings_from_env(DATABASE_URL="postgres://fray:pw@db.internal:5432/fray", DB_POOL_SIZE="7")
+    assert s["pool"]["max_size"] == 7
 
 
 @pytest.mark.django_db

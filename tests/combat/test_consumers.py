@@ -77,7 +77,7 @@ def build_encounter(campaign, gm, pcs, npc, *, visibility="none", start=True) ->
 @pytest.fixture(autouse=True)
 async def _close_worker_connections():
     """Close the database connection of the thread that runs sync_to_async and the consumer's queries, so
-    PostgreSQL can drop the test database afterwards (CONN_MAX_AGE keeps it open otherwise)."""
+    PostgreSQL can drop the test database afterwards (an open connection would keep it in use)."""
     yield
     await sync_to_async(connections.close_all)()
 

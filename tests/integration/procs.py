@@ -151,7 +151,6 @@ def app_env(var: Path, media: Path, redis_url: str, **extra: str) -> dict[str, s
         FRAY_VAR_DIR=str(var),
         MEDIA_ROOT=str(media),
         EMAIL_URL="consolemail://",
-        CONN_MAX_AGE="0",
         CELERY_TASK_ALWAYS_EAGER="false",
         DEBUG="false",
         PYTHONUNBUFFERED="1",

@@ -146,7 +146,6 @@ def worker(tmp_path, transactional_db):
         REDIS_URL=settings.REDIS_URL,
         EMAIL_URL=f"filemail:///{outbox}",  # django-environ drops the first "/" of the path
         FRAY_VAR_DIR=str(tmp_path / "var"),
-        CONN_MAX_AGE="0",
         CELERY_TASK_ALWAYS_EAGER="false",
     )
     log = tmp_path / "worker.log"

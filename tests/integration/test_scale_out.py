@@ -125,3 +125,23 @@ def test_an_export_asked_of_one_replica_is_made_by_the_worker_and_served_by_the_
     rows = list(csv.reader(io.StringIO(download.text)))
     assert rows[0][:5] == ["seq", "time", "round", "phase", "kind"] and len(rows) == 2
     assert "Nivick declares" in rows[1][6]
+
+
+def test_a_replica_serves_page_after_page_on_the_same_few_database_connections(cluster, fight, gm):
+    """Under ASGI each request's queries run on a thread of its own. Connections come from each process's pool
+    and go back to it: a replica serving request after request does not leave one connection open per request
+    (PostgreSQL would run out of connection slots)."""
+    def backends() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                           "AND pid <> pg_backend_pid()")
+            return cursor.fetchone()[0]
+
+    browser = procs.Browser()
+    browser.login(cluster["A"].base, gm.username, PASSWORD)
+    page = f"{cluster['A'].base}{fight.get_absolute_url()}"
+    assert browser.request(page).status == 200
+    before = backends()
+    for _ in range(40):
+        assert browser.request(page).status == 200
+    assert backends() <= before + 2
