@@ -78,6 +78,10 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
+    # Django's SQLite backend, keeping closed connections for the next request (see config/sqlite_pool).
+    DATABASES["default"]["ENGINE"] = "config.sqlite_pool"
+    # Tests get Django's in-memory SQLite database, as for Django's own backend (which pytest-django knows by name).
+    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", ":memory:")
     # Serialise writers instead of failing with "database is locked" when daphne and the worker overlap.
     # Write-ahead log: readers (the sockets' snapshots) never wait for a writer, and a commit is one fsync of
     # the log instead of a rollback journal's several; synchronous=FULL keeps every committed action on disk.
