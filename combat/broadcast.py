@@ -43,8 +43,9 @@ def fragment_message(html: str, version: int, own: dict[str, str] | None = None)
             "version": version}
 
 
-def broadcast(encounter_id: int, encounter: Encounter | None = None) -> None:
-    """Render and send. `encounter`: the row just committed (saves reading it again), else it is read."""
+def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None) -> None:
+    """Render and send. `encounter`: the row just committed (saves reading it again), else it is read; `state`:
+    its state, if the caller has it (saves decoding it again)."""
     from combat import fragments
     from combat.services import load_state
 
@@ -53,7 +54,7 @@ def broadcast(encounter_id: int, encounter: Encounter | None = None) -> None:
             encounter = Encounter.objects.select_related("campaign").get(pk=encounter_id)
         if encounter.status == Encounter.Status.DRAFT:
             return
-        render = fragments.Renderer(encounter, load_state(encounter))
+        render = fragments.Renderer(encounter, state if state is not None else load_state(encounter))
         fragments.keep(render)
         owners = sorted({f.owner for f in render.state.pcs() if f.owner})
         players = fragment_message(render.for_players(), encounter.version,

@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from campaigns.models import Character, Membership
@@ -29,6 +30,10 @@ END = "end_encounter"
 
 class NotAllowed(Exception):
     """The user may not issue this command (not a member, not the GM, not their character)."""
+
+
+class NoSuchEncounter(Exception):
+    """No encounter by that id that this member may see in that campaign (a view answers 404)."""
 
 
 @dataclass
@@ -151,23 +156,31 @@ def _check_issuer(command, state, membership: Membership) -> None:
 
 
 def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_form: bool = False,
-           dice: Dice | None = None, membership: Membership | None = None) -> Result:
+           dice: Dice | None = None, membership: Membership | None = None, campaign_id: int | None = None) -> Result:
     """Run one command for `user`. Refusals come back as Result(ok=False, error=sentence); nothing changes.
 
     `membership`: the user's membership as the caller just read it, if it has (a view has), so it is not
-    read again."""
+    read again. `campaign_id`: the campaign the caller found the encounter under (a URL's); unless the encounter
+    is there and the member may see it (a player never sees a draft), NoSuchEncounter is raised."""
     key = (key or "").strip()[:64]
-    if not key:
-        return Result(ok=False, error="This action arrived without its key; reload the page and try again.")
     try:
         with transaction.atomic():
-            # The campaign comes along for the broadcast's GM view; only the encounter's row is locked.
-            encounter = Encounter.objects.select_for_update(of=("self",)).select_related("campaign").get(
-                pk=encounter_id)
+            # The campaign comes along for the broadcast's GM view, and whether this key was used already; only
+            # the encounter's row is locked.
+            encounter = (Encounter.objects.select_for_update(of=("self",)).select_related("campaign")
+                         .annotate(key_used=Exists(EncounterEvent.objects.filter(encounter=OuterRef("pk"),
+                                                                                 idempotency_key=key)))
+                         .filter(pk=encounter_id).first())
+            if encounter is None or (campaign_id is not None and encounter.campaign_id != campaign_id):
+                raise NoSuchEncounter
             membership = _membership(encounter, user, membership)
-            done = list(encounter.events.filter(batch__in=encounter.events.filter(idempotency_key=key)
-                                                .values("batch")).values_list("seq", flat=True))
-            if done:
+            if campaign_id is not None and encounter.status == Encounter.Status.DRAFT and not membership.is_gm:
+                raise NoSuchEncounter
+            if not key:
+                return Result(ok=False, error="This action arrived without its key; reload the page and try again.")
+            if encounter.key_used:
+                done = list(encounter.events.filter(batch__in=encounter.events.filter(idempotency_key=key)
+                                                    .values("batch")).values_list("seq", flat=True))
                 return Result(ok=True, seqs=done, duplicate=True)
             if encounter.status != Encounter.Status.ACTIVE:
                 raise RuleError("This encounter is not running." if encounter.status == "draft"
@@ -218,7 +231,7 @@ def _append(encounter, engine, state, events, user, key) -> list[int]:
     encounter.save(update_fields=["state", "version"])
     if encounter.version // CHECKPOINT_EVERY > (first - 1) // CHECKPOINT_EVERY:
         LogCheckpoint.objects.create(encounter=encounter, seq=encounter.version, state=encounter.state)
-    _broadcast_on_commit(encounter)
+    _broadcast_on_commit(encounter, state)
     return seqs
 
 
@@ -283,9 +296,9 @@ def write_back_characters(encounter: Encounter, keep: dict[str, dict]) -> None:
         Character.objects.filter(pk=character.pk).update(stats=character.stats)
 
 
-def _broadcast_on_commit(encounter: Encounter) -> None:
+def _broadcast_on_commit(encounter: Encounter, state=None) -> None:
     from combat.broadcast import broadcast
 
     # robust: whatever goes wrong while broadcasting, the committed action and its response stand. The row as
-    # committed goes along, so the broadcast need not read it again.
-    transaction.on_commit(lambda: broadcast(encounter.pk, encounter), robust=True)
+    # committed goes along, and the state if the caller has it, so the broadcast need not read them again.
+    transaction.on_commit(lambda: broadcast(encounter.pk, encounter, state), robust=True)

@@ -79,7 +79,6 @@ def encounter_act(request, campaign_id, encounter_id):
     """Run one command. htmx gets the viewer's fresh fragments (and a sentence if refused); a plain form is
     redirected back to the page with the sentence as a message."""
     membership = membership_or_404(request.user, campaign_id)
-    encounter = _encounter_or_404(membership, encounter_id)
     # A repeated field (a group of checkboxes) arrives as one comma-separated value. NUL characters dropped:
     # PostgreSQL refuses them in text and JSON (Django's form fields refuse them too).
     data = {k: ",".join(v)[:MAX_FIELD].replace("\x00", "") for k, v in request.POST.lists()
@@ -87,18 +86,22 @@ def encounter_act(request, campaign_id, encounter_id):
     command = data.pop("command", "")
     key = _action_key(data.pop("key", ""), command, data)
     fragments.forget()
-    result = services.submit(encounter.pk, request.user, command, data, key, from_form=True, membership=membership)
-    render = fragments.take_kept(encounter.pk)  # what the broadcast just rendered, if it ran
+    try:  # submit finds the encounter (in this campaign, as this member may see it) as it locks it
+        result = services.submit(encounter_id, request.user, command, data, key, from_form=True,
+                                 membership=membership, campaign_id=campaign_id)
+    except services.NoSuchEncounter:
+        raise Http404("No such encounter.") from None
+    render = fragments.take_kept(encounter_id)  # what the broadcast just rendered, if it ran
     if not request.htmx:
         if not result.ok:
             messages.error(request, result.error)
-        return redirect(encounter)
-    if render is None:
-        encounter.refresh_from_db()
+        return redirect("encounter", campaign_id, encounter_id)
+    if render is None:  # refused: nothing changed, nothing was broadcast
+        encounter = _encounter_or_404(membership, encounter_id)
         render = fragments.Renderer(encounter, services.load_state(encounter))
     html = render.for_viewer(membership)
     notice = result.error if not result.ok else ""
-    html += (f'<p id="enc-{encounter.pk}-notice" hx-swap-oob="true" class="notice{" error-box" if notice else ""}" '
+    html += (f'<p id="enc-{encounter_id}-notice" hx-swap-oob="true" class="notice{" error-box" if notice else ""}" '
              f'role="alert">{_escape(notice)}</p>')
     return HttpResponse(html, status=200)
 

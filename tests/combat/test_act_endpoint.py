@@ -86,8 +86,9 @@ def test_an_action_reads_each_row_once_on_its_way_to_every_screen(campaign, gm, 
     assert [group for group, _ in broadcasts] == [f"enc-{encounter.pk}-players", f"enc-{encounter.pk}-gm"]
     tables = [re.search(r'(?:FROM|INTO|UPDATE) "(\w+)"', q["sql"]) for q in queries.captured_queries]
     assert [t.group(1) for t in tables if t] == [
-        "django_session", "campaigns_user", "campaigns_membership", "combat_encounter",  # who asks, for what
-        "combat_encounter", "combat_encounterevent",  # locked (with its campaign), then the key already used?
+        "django_session", "campaigns_user", "campaigns_membership",  # who asks
+        "combat_encounterevent",  # the encounter found and locked, with its campaign and whether the action's
+                                  # key was used already (the first FROM of its SQL is that EXISTS on the events)
         "combat_encounterevent", "combat_encounter",  # the event written, the snapshot stored
         "combat_encounterevent",  # the broadcast: the players' newest log entries, in their stored words
         "combat_encounterevent", "campaigns_character",  # then the GM's newest entries, and the GM's NPC notes
