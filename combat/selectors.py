@@ -3,6 +3,8 @@ or frame cannot contain a GM-only fact: it is never put into the player's view m
 
 from __future__ import annotations
 
+from django.db import connection
+
 from campaigns.models import Membership
 from combat import tables
 from combat.models import Encounter, EncounterEvent
@@ -100,15 +102,33 @@ def _stored(encounter: Encounter, gm: bool, limit: int) -> list[dict] | None:
 
     Whether an entry is undone is told by the Undone marker that took it back, which is always newer than the
     entry and read by every viewer, so it is among the rows read whenever the entry is."""
-    rows = EncounterEvent.objects.filter(encounter_id=encounter.pk)
-    if not gm:
-        rows = rows.exclude(audience="gm").exclude(players_text="")
-    rows = list(rows.order_by("-seq").values_list("seq", "kind", "audience", "gm_text" if gm else "players_text",
-                                                   "payload")[:limit])
+    rows = _stored_rows(encounter.pk, gm, limit)
     if any(text is None for _, _, _, text, _ in rows):
         return None
-    undone = {seq for _, kind, _, _, payload in rows if kind == Undone.kind for seq in payload["data"]["seqs"]}
+    payload = EncounterEvent._meta.get_field("payload")
+    undone = {seq for _, kind, _, _, data in rows if kind == Undone.kind
+              for seq in payload.from_db_value(data, None, connection)["data"]["seqs"]}
     return [_entry(seq, text, kind, audience, seq in undone) for seq, kind, audience, text, _ in rows]
+
+
+def _stored_rows(encounter_id: int, gm: bool, limit: int) -> list[tuple]:
+    """(seq, kind, audience, words, an Undone marker's payload) of the newest `limit` entries the viewer may read.
+
+    Written as SQL: every action reads this for every audience, and building it with the ORM cost eight times
+    what running it did (0.41 against 0.05 ms here). Rows without stored words are read too (NULL)."""
+    q = connection.ops.quote_name
+    words = q("gm_text" if gm else "players_text")
+    sql = (f"SELECT {q('seq')}, {q('kind')}, {q('audience')}, {words}, "
+           f"CASE WHEN {q('kind')} = %s THEN {q('payload')} END "
+           f"FROM {q(EncounterEvent._meta.db_table)} WHERE {q('encounter_id')} = %s")
+    params = [Undone.kind, encounter_id]
+    if not gm:  # players: not the GM's alone, and words for them (or none stored yet)
+        sql += f" AND {q('audience')} <> %s AND ({words} IS NULL OR {words} <> %s)"
+        params += ["gm", ""]
+    sql += f" ORDER BY {q('seq')} DESC LIMIT %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, limit])
+        return cursor.fetchall()
 
 
 def _replay_from(engine, encounter, log, live, first, start=None) -> list:
