@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django, websockets through Channels with origin and session checks."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -19,3 +20,7 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# Everything loaded so far (Django, the URL conf, the rules) lives as long as the process: keep it out of the
+# cyclic garbage collector's reach, so collections only walk what requests allocate.
+gc.freeze()
