@@ -21,9 +21,13 @@ Notes on method (details in each module's docstring):
   one group_send of the same bytes per HTTP trigger) and bench/ws_floor.py (raw `websockets` broadcast).
   Percentiles are nearest-rank over the measured actions (after warm-up), so with 30 actions p99 is the slowest.
 - **What the full path costs over bare Channels**: one HTTP request through Django (session, user, membership,
-  the locked write, commit) and the render of every audience's fragments, all before the first frame leaves;
-  the fan-out itself is cheaper than the baseline's, since Fray's consumer forwards a table frame without
-  Channels' per-message database clean-up (a worker-thread trip per socket). So the ratio falls as N grows.
+  the locked write, commit) and the render of the players' fragments (the table, its log read in the words
+  stored with each entry, and each PC owner's controls), all before the first frame leaves; the GM's table is
+  rendered after the players' frames are written. The fan-out itself is cheaper than the baseline's, since
+  Fray's consumer forwards a table frame without Channels' per-message database clean-up (a worker-thread trip
+  per socket). So the ratio falls as N grows. With the in-memory layer every socket's frame is queued in one
+  turn of the event loop and none is written before all are, so the first socket waits nearly as long as the
+  last; with Redis they arrive one by one.
 - **Rendering** (bench/render.py): per-audience fragments from a fresh Renderer (so each includes reading the
   log); time is the median of several runs; SQL queries counted on one run.
 - **Phone page weight** (bench/page_weight.py): Debian's Chromium, phone profile, empty cache; encoded sizes

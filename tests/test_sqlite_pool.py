@@ -55,6 +55,24 @@ def test_the_next_request_gets_the_connection_the_last_one_closed(handler):
     other.close()
 
 
+def test_a_lent_connection_sees_what_others_committed_after_it_was_last_used(handler):
+    """No read left open on a kept connection: the next request reads the database as it is now."""
+    db = handler["default"]
+    with db.cursor() as cursor:
+        cursor.execute("INSERT INTO note (text) VALUES ('first')")
+        cursor.execute("SELECT text FROM note")
+        assert cursor.fetchall() == [("first",)]
+    db.close()
+    other = sqlite3.connect(db.settings_dict["NAME"])
+    other.execute("INSERT INTO note (text) VALUES ('second')")
+    other.commit()
+    other.close()
+    with db.cursor() as cursor:
+        cursor.execute("SELECT text FROM note ORDER BY id")
+        assert cursor.fetchall() == [("first",), ("second",)]
+    db.close()
+
+
 def test_a_connection_left_in_a_transaction_is_rolled_back_before_it_is_lent_again(handler):
     db = handler["default"]
     connection = raw(db)
