@@ -6,7 +6,6 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from campaigns.models import Character
 from combat import fragments, services
 from combat.models import Encounter, EncounterEvent
 from combat.rules.burn_bryte import engine as bb
