@@ -22,5 +22,7 @@ application = ProtocolTypeRouter(
 )
 
 # Everything loaded so far (Django, the URL conf, the rules) lives as long as the process: keep it out of the
-# cyclic garbage collector's reach, so collections only walk what requests allocate.
+# cyclic garbage collector's reach, so collections only walk what requests allocate (garbage is collected first,
+# so none of it is kept).
+gc.collect()
 gc.freeze()

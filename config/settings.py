@@ -93,6 +93,7 @@ else:
     # (CONN_MAX_AGE) would never be used again, only left open until garbage collection. Django's own pool
     # (psycopg_pool) lends each request a connection and takes it back when the request ends.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # the pool checks an idle connection before lending it
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1, "max_size": env.int("DB_POOL_SIZE", default=20), "timeout": 20}
 

@@ -122,18 +122,25 @@ def test_a_forked_child_opens_its_own_connections(tmp_path):
 import os
 from django.db.utils import ConnectionHandler
 from config.sqlite_pool import base
-db = ConnectionHandler({{"default": {{"ENGINE": "config.sqlite_pool", "NAME": {str(tmp_path / "f.sqlite3")!r}}}}})["default"]
-db.ensure_connection()
-db.close()
+databases = {{"default": {{"ENGINE": "config.sqlite_pool", "NAME": {str(tmp_path / "f.sqlite3")!r}}}}}
+db, kept = ConnectionHandler(databases)["default"], ConnectionHandler(databases)["default"]
+db.ensure_connection()  # one in use when the process forks
+kept.ensure_connection()
+parents = {{id(kept.connection), id(db.connection)}}
+kept.close()  # and one idle in the parent's pool
 read, write = os.pipe()
 pid = os.fork()
-if pid == 0:
-    os.write(write, b"empty" if base.pool.take(db.settings_dict["NAME"]) is None else b"shared")
+if pid == 0:  # the child, as Celery's does after a fork, closes what it inherited, then opens its own
+    empty = base.pool.take(db.settings_dict["NAME"]) is None
+    db.close()
+    db.ensure_connection()
+    own = id(db.connection) not in parents
+    os.write(write, f"{{'empty' if empty else 'shared'}} {{'own' if own else 'inherited'}}".encode())
     os._exit(0)
 os.waitpid(pid, 0)
-print(os.read(read, 10).decode(), "parent keeps it" if base.pool.take(db.settings_dict["NAME"]) else "parent lost it")
+print(os.read(read, 40).decode(), "kept" if base.pool.take(db.settings_dict["NAME"]) else "lost")
 """
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
     out = subprocess.run([sys.executable, "-c", "import django; django.setup()\n" + code], env=env,
                          capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parent.parent)
-    assert out.stdout.split() == ["empty", "parent", "keeps", "it"]
+    assert out.stdout.split() == ["empty", "own", "kept"]  # the child's own connection; the parent's still kept

@@ -7,8 +7,9 @@ backend keeps closed connections, a few per database file, and lends them to the
 
 A connection goes back only between transactions (one left open is rolled back first) and is only ever lent to
 one thread at a time; SQLite allows that since Django opens it with check_same_thread=False. An in-memory
-database is never closed by Django, so never pooled. A forked child (a prefork Celery worker) starts with no
-connections of its parent's.
+database is never closed by Django, so never pooled. SQLite connections must not cross a fork: a forked child
+(a prefork Celery worker) starts with an empty pool, and a connection it inherited is neither kept nor closed
+there (closing it could write to the parent's database files); it is only let go.
 """
 
 from __future__ import annotations
@@ -55,13 +56,28 @@ pool = _Pool()
 os.register_at_fork(after_in_child=pool.forget)
 
 
+class Connection(base.Database.Connection):
+    """sqlite3's connection, knowing the process that opened it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.pid = os.getpid()
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self):
+        return {**super().get_connection_params(), "factory": Connection}
+
     def get_new_connection(self, conn_params):
         connection = pool.take(str(self.settings_dict["NAME"]))
         return connection if connection is not None else super().get_new_connection(conn_params)
 
     def _close(self):
-        if self.connection is not None and not self.in_atomic_block and pool.give(
-                str(self.settings_dict["NAME"]), self.connection):
+        connection = self.connection
+        if connection is None:
+            return
+        if getattr(connection, "pid", os.getpid()) != os.getpid():
+            return  # inherited through a fork: the parent's, not ours to keep or to close
+        if not self.in_atomic_block and pool.give(str(self.settings_dict["NAME"]), connection):
             return
         super()._close()
