@@ -180,8 +180,11 @@ class Daphne:
 
 
 def start_daphne(name: str, env: dict[str, str], logdir: Path) -> Daphne:
-    """Start daphne (do not wait); see wait_ready."""
+    """Start daphne (do not wait); see wait_ready. Its PostgreSQL connections are named `fray-<name>`
+    (pg_stat_activity.application_name)."""
     port = free_port()
+    if env.get("DATABASE_URL", "").startswith("postgres"):
+        env = {**env, "DATABASE_URL": f"{env['DATABASE_URL']}?application_name=fray-{name}"}
     log = logdir / f"daphne-{name}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
