@@ -51,7 +51,7 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
     from combat import services
     from combat.models import EncounterEvent, LogCheckpoint
     from combat.rules.burn_bryte import engine as bb
-    from combat.rules.core import to_json, wording
+    from combat.rules.core import WORDING, to_json, wording
     from combat.rules.dice import ScriptedDice
 
     tag = tag or str(events)
@@ -80,7 +80,8 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
             gm_text, players_text = wording(bb.describe, state, event)  # as services words each entry
             rows.append(EncounterEvent(encounter=encounter, seq=seq, batch=seq, kind=event.kind,
                                        payload=bb.CODEC.event_to_json(event), audience=event.audience,
-                                       idempotency_key=f"b{seq}", gm_text=gm_text, players_text=players_text))
+                                       idempotency_key=f"b{seq}", gm_text=gm_text, players_text=players_text,
+                                       wording=WORDING))
             state = bb.evolve(state, event)
             if seq % services.CHECKPOINT_EVERY == 0:  # as services.submit leaves them
                 checkpoints.append(LogCheckpoint(encounter=encounter, seq=seq, state=to_json(state)))

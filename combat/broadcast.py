@@ -90,5 +90,9 @@ async def _yield(turns: int) -> None:
 
 def _let_the_loop_write() -> None:
     """Wait until the event loop has run the callbacks a group_send just queued (each socket's frame goes out a
-    few loop turns later), so what this thread does next does not hold the GIL while they are written."""
-    async_to_sync(_yield)(YIELDS)
+    few loop turns later), so what this thread does next does not hold the GIL while they are written. Only a
+    wait: should it fail (an event loop shutting down), the GM's table is rendered and sent all the same."""
+    try:
+        async_to_sync(_yield)(YIELDS)
+    except Exception:
+        log.debug("could not yield to the event loop", exc_info=True)

@@ -105,10 +105,12 @@ class EncounterEvent(models.Model):
     idempotency_key = models.CharField(max_length=80)
     created_at = models.DateTimeField(auto_now_add=True)
     # The entry in words, written with the event against the state it was applied to (rules.core.wording), so
-    # the live table's log is read, not replayed. NULL: not worded (written before these columns, or imported);
-    # the log view then words the log by replaying it. players_text "": players see no entry for this event.
+    # the live table's log is read, not replayed. players_text "": players see no entry for this event.
+    # `wording`: the rules.core.WORDING the words were written under. Words of another (NULL: not worded, as
+    # rows written before these columns or imported) are not shown: the log view words the log by replaying it.
     gm_text = models.TextField(null=True, blank=True)
     players_text = models.TextField(null=True, blank=True)
+    wording = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["encounter", "seq"]

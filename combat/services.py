@@ -18,7 +18,7 @@ from combat.models import Combatant, Encounter, EncounterEvent, LogCheckpoint
 from combat import tables
 from combat.rules import registry
 from combat.rules.core import (MARKER_SENTENCES, Ended, Logged, RuleError, Undone, coerce_form, from_json, replay,
-                               to_json, wording)
+                               WORDING, to_json, wording)
 from combat.rules.dice import Dice
 
 log = logging.getLogger(__name__)
@@ -247,7 +247,7 @@ def _append(encounter, engine, state, events, user, key) -> list[int]:
         EncounterEvent.objects.create(
             encounter=encounter, seq=seq, batch=first, kind=event.kind, payload=engine.CODEC.event_to_json(event),
             audience=event.audience, actor=user, idempotency_key=key if i == 0 else f"{key}#{i}",
-            gm_text=gm_text, players_text=players_text,
+            gm_text=gm_text, players_text=players_text, wording=WORDING,
         )
         state = engine.evolve(state, event)
         encounter.version = seq
@@ -287,7 +287,7 @@ def _append_marker(encounter, engine, marker, user, key) -> int:
     gm_text, players_text = wording(engine.describe, None, marker)
     EncounterEvent.objects.create(encounter=encounter, seq=seq, batch=seq, kind=marker.kind,
                                   payload=engine.CODEC.event_to_json(marker), actor=user, idempotency_key=key,
-                                  gm_text=gm_text, players_text=players_text)
+                                  gm_text=gm_text, players_text=players_text, wording=WORDING)
     encounter.version = seq
     return seq
 

@@ -219,6 +219,11 @@ def is_marker(event: Event) -> bool:
     return isinstance(event, MARKERS)
 
 
+# The version of every model's log sentences. Raise it whenever a `describe` changes what it says (above all,
+# what it tells players): sentences stored under another number are not shown, the log is worded anew by replay.
+WORDING = 1
+
+
 def wording(describe: Callable[..., str | None], state: Any, event: Event) -> tuple[str, str]:
     """The log entry in words against `state`, the state the event was applied to: (for GMs, for players).
     Players' words are "" when players see no entry: the event is the GM's alone, or the model's `describe`
@@ -231,7 +236,7 @@ def wording(describe: Callable[..., str | None], state: Any, event: Event) -> tu
         players = describe(state, event, gm=False) if event.audience != "gm" else None
     except Exception:  # an undone entry, replayed, may name something the replayed state no longer has
         return fallback, fallback if event.audience != "gm" else ""
-    return gm if gm is not None else fallback, players or ""
+    return gm or fallback, players or ""
 
 
 @dataclass(frozen=True)

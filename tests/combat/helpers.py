@@ -25,4 +25,4 @@ def state_of(encounter):
 
 def unword(encounter) -> None:
     """Forget the words stored with every entry of the log, as for a log written before entries were worded."""
-    encounter.events.update(gm_text=None, players_text=None)
+    encounter.events.update(gm_text=None, players_text=None, wording=None)

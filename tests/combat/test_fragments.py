@@ -4,7 +4,7 @@ import pytest
 
 from combat import fragments, services
 from combat.rules.burn_bryte import engine as bb
-from combat.rules.core import active_events
+from combat.rules.core import WORDING, active_events
 from combat.rules.dice import ScriptedDice
 from tests.combat.helpers import unword
 
@@ -39,6 +39,21 @@ def test_a_render_reads_the_stored_words_and_an_unworded_log_is_replayed_once_fo
     render = fragments.Renderer(encounter, state)
     assert (render.for_gm(), render.for_players()) == together
     assert len(replayed) == len(active_events(services.load_log(encounter)))  # once, not once per audience
+
+
+def test_words_stored_under_an_older_wording_are_not_shown(campaign, gm, pc, npc):
+    """A sentence changed in a later release (say one that told players too much) is worded anew, not read."""
+    encounter = services.start_encounter(services.create_encounter(
+        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    for n, change in enumerate((-1, -1, 1)):
+        assert services.submit(encounter.pk, gm, "adjust_health", {"target": f"pc{pc.pk}", "change": change},
+                               f"k{n}", dice=ScriptedDice(())).ok
+    encounter.refresh_from_db()
+    state = services.load_state(encounter)
+    fresh = fragments.Renderer(encounter, state).for_players()
+    encounter.events.update(players_text="Nivick has 3 Health left (GM-ONLY)", wording=WORDING - 1)
+    assert fragments.Renderer(encounter, state).for_players() == fresh
+    assert "GM-ONLY" not in fresh
 
 
 def test_the_phone_shows_each_skills_exact_chance_before_rolling(campaign, gm, player, pc, npc):
