@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from combat.models import Encounter, EncounterEvent
 from combat.review import may_see_gm_only, unseen
-from combat.rules.core import MARKER_SENTENCES, RuleError, Undone, from_json, is_marker, replay, to_json
+from combat.rules.core import RuleError, Undone, from_json, is_marker, replay, sentence, to_json
 from combat.services import engine_for, load_initial
 
 SCHEMA = "fray.encounter-export"
@@ -62,18 +62,12 @@ def rows(encounter: Encounter, gm_view: bool) -> Iterator[Row]:
              .values_list("seq", "batch", "kind", "audience", "actor__username", "created_at", "payload"))
     for seq, batch, kind, audience, actor, created_at, payload in query.iterator(chunk_size=CHUNK):
         event = engine.CODEC.event_from_json(payload)
-        if is_marker(event):
-            text = MARKER_SENTENCES[event.kind]
-        else:
-            try:
-                text = engine.describe(state, event, gm=show_all)
-            except Exception:
-                text = kind.replace("_", " ").capitalize() + "."
-        row = Row(seq, batch, kind, audience, actor or "", created_at.isoformat(), payload, text or "",
+        text = sentence(engine.describe, state, event, show_all)  # "" for what a player does not see
+        row = Row(seq, batch, kind, audience, actor or "", created_at.isoformat(), payload, text,
                   state.round, state.phase, seq in undone, _dice(payload))
         if not is_marker(event) and seq not in undone:
             state = engine.evolve(state, event)
-        if show_all or (audience != "gm" and text):
+        if text:
             yield row
 
 

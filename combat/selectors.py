@@ -8,7 +8,7 @@ from django.db import connection
 from campaigns.models import Membership
 from combat import tables
 from combat.models import Encounter, EncounterEvent
-from combat.rules.core import MARKER_SENTENCES, WORDING, Undone, active_events, wording
+from combat.rules.core import MARKER_SENTENCES, WORDING, Undone, active_events, sentence
 from combat.services import engine_for, load_initial, load_log
 
 LOG_LIMIT = 30  # entries on the live table's log
@@ -150,7 +150,7 @@ def _replay_from(engine, encounter, log, live, first, start=None) -> list:
 def _describe_tail(engine, log, live, gm, first, states) -> list[dict]:
     entries = []
     for item, state in zip(log[first:], states, strict=True):
-        text = wording(engine.describe, state, item.event)[0 if gm else 1]
+        text = sentence(engine.describe, state, item.event, gm)
         if text:
             entries.append(_entry(item.seq, text, item.event.kind, item.event.audience, item.seq not in live))
     entries.reverse()

@@ -76,18 +76,18 @@ TEMPLATES = [
 DATABASES = {
     "default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'fray.sqlite3'}"),
 }
+# Serialise writers instead of failing with "database is locked" when daphne and the worker overlap.
+# Write-ahead log: readers (the sockets' snapshots) never wait for a writer, and a commit is one fsync of
+# the log instead of a rollback journal's several; synchronous=FULL keeps every committed action on disk.
+SQLITE_OPTIONS = {"timeout": 20, "transaction_mode": "IMMEDIATE",
+                  "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     # Django's SQLite backend, keeping closed connections for the next request (see config/sqlite_pool).
     DATABASES["default"]["ENGINE"] = "config.sqlite_pool"
     # Tests get Django's in-memory SQLite database, as for Django's own backend (which pytest-django knows by name).
     DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", ":memory:")
-    # Serialise writers instead of failing with "database is locked" when daphne and the worker overlap.
-    # Write-ahead log: readers (the sockets' snapshots) never wait for a writer, and a commit is one fsync of
-    # the log instead of a rollback journal's several; synchronous=FULL keeps every committed action on disk.
-    DATABASES["default"].setdefault("OPTIONS", {}).update({
-        "timeout": 20, "transaction_mode": "IMMEDIATE",
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"})
+    DATABASES["default"].setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
 else:
     # Under ASGI every request's database work runs on a thread of its own, so a persistent connection
     # (CONN_MAX_AGE) would never be used again, only left open until garbage collection. Django's own pool

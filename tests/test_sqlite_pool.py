@@ -17,12 +17,8 @@ from config.sqlite_pool import base as sqlite_pool
 @pytest.fixture
 def handler(tmp_path):
     """A connection handler of its own on a database file of its own, set up as Fray's settings set SQLite up."""
-    options = {k: v for k, v in settings.DATABASES["default"].get("OPTIONS", {}).items()
-               if k in ("timeout", "transaction_mode", "init_command")}
     handler = ConnectionHandler({"default": {
-        "ENGINE": "config.sqlite_pool", "NAME": str(tmp_path / "pool.sqlite3"), "OPTIONS": options or {
-            "timeout": 20, "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"}}})
+        "ENGINE": "config.sqlite_pool", "NAME": str(tmp_path / "pool.sqlite3"), "OPTIONS": settings.SQLITE_OPTIONS}})
     db = handler["default"]
     with db.cursor() as cursor:
         cursor.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)")

@@ -224,19 +224,25 @@ def is_marker(event: Event) -> bool:
 WORDING = 1
 
 
-def wording(describe: Callable[..., str | None], state: Any, event: Event) -> tuple[str, str]:
-    """The log entry in words against `state`, the state the event was applied to: (for GMs, for players).
-    Players' words are "" when players see no entry: the event is the GM's alone, or the model's `describe`
-    leaves it out for them (None). A `describe` that fails names the event's kind rather than losing it."""
+def sentence(describe: Callable[..., str | None], state: Any, event: Event, gm: bool) -> str:
+    """The log entry in words against `state`, the state the event was applied to, for GMs (gm=True) or for
+    players: "" when players see no entry (the event is the GM's alone, or the model's `describe` leaves it out
+    for them with None). A `describe` that fails names the event's kind rather than losing it."""
     if is_marker(event):
-        return MARKER_SENTENCES[event.kind], MARKER_SENTENCES[event.kind]
+        return MARKER_SENTENCES[event.kind]
+    if not gm and event.audience == "gm":
+        return ""
     fallback = event.kind.replace("_", " ").capitalize() + "."
     try:
-        gm = describe(state, event, gm=True)
-        players = describe(state, event, gm=False) if event.audience != "gm" else None
+        text = describe(state, event, gm=gm)
     except Exception:  # an undone entry, replayed, may name something the replayed state no longer has
-        return fallback, fallback if event.audience != "gm" else ""
-    return gm or fallback, players or ""
+        return fallback
+    return text or (fallback if gm else "")
+
+
+def wording(describe: Callable[..., str | None], state: Any, event: Event) -> tuple[str, str]:
+    """The entry's sentence for GMs and for players (see `sentence`), as the log stores them."""
+    return sentence(describe, state, event, True), sentence(describe, state, event, False)
 
 
 @dataclass(frozen=True)
