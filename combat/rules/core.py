@@ -357,6 +357,47 @@ def seen_by_party(fighters: Iterable[Any]) -> set[str]:
     return {e for f in fighters if f.side == "pc" for e in f.aware_of}
 
 
+UNSEEN_NAME = "someone unseen"
+
+
+class Sight:
+    """What one viewer may know of each combatant: the one rule every engine, table, review and export asks.
+
+    The GM (gm=True) knows everything. Players know every PC and its numbers; of a combatant on another side
+    only what the table shows (its numbers are `secret`), and nothing at all of one no PC is aware of
+    (`unseen`: never named, its deeds left out of their log or told as "someone unseen"). `fighters` are any
+    model's combatants: each has `id`, `name`, `side` ("pc" or another) and, for PCs, `aware_of`."""
+
+    def __init__(self, fighters: Iterable[Any], gm: bool):
+        fighters = tuple(fighters)
+        self.gm = gm
+        self.seen = seen_by_party(fighters)
+        self._sides = {f.id: f.side for f in fighters}
+        self._names = {f.id: f.name for f in fighters}
+
+    def side(self, fid: str) -> str:
+        """The combatant's side, "" for an id this encounter does not have."""
+        return self._sides.get(fid, "")
+
+    def unseen(self, fid: str) -> bool:
+        """A combatant this viewer may not know exists."""
+        return not self.gm and self.side(fid) not in ("", "pc") and fid not in self.seen
+
+    def secret(self, fid: str) -> bool:
+        """Numbers about this combatant (health, pools, what a roll needed) stay with the GM."""
+        return not self.gm and self.side(fid) != "pc"
+
+    def visible(self, fid: str) -> bool:
+        return not self.unseen(fid)
+
+    def name(self, fid: str, unseen: str = UNSEEN_NAME) -> str:
+        """The name this viewer may read: `unseen` for a combatant they may not know of, "someone" for an id the
+        encounter does not have."""
+        if self.unseen(fid):
+            return unseen
+        return self._names.get(fid, "someone")
+
+
 def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for item in items:
@@ -366,5 +407,5 @@ def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
 
 __all__ = [
     "require", "Command", "Ended", "Event", "EventCodec", "Logged", "MARKERS", "MARKER_SENTENCES", "RuleError",
-    "Setting", "Undone", "active_events", "clean_settings", "is_marker", "coerce_form", "field", "from_json", "ordered_unique", "replay", "seen_by_party", "to_json",
+    "Setting", "Sight", "UNSEEN_NAME", "Undone", "active_events", "clean_settings", "is_marker", "coerce_form", "field", "from_json", "ordered_unique", "replay", "seen_by_party", "to_json",
 ]

@@ -25,7 +25,7 @@ import importlib
 from types import ModuleType
 
 from combat.rules import registry
-from combat.rules.core import seen_by_party
+from combat.rules.core import Sight
 
 
 @functools.cache
@@ -65,11 +65,4 @@ def fighters_from(engine, combatants) -> tuple:
 def namer(state, gm: bool):
     """fighter id -> the name this viewer may read: an enemy the party is not aware of is "someone unseen" to
     players."""
-    seen = seen_by_party(state.fighters)
-
-    def name(fid: str) -> str:
-        f = next((x for x in state.fighters if x.id == fid), None)
-        if f is None:
-            return "someone"
-        return f.name if gm or f.side == "pc" or f.id in seen else "someone unseen"
-    return name
+    return Sight(state.fighters, gm).name
