@@ -1,0 +1,52 @@
+"""Logs as the database stores them, kept as fixtures: every log a model ever wrote must still replay.
+
+A fixture is one fight played through a model's engine with scripted dice: the initial state, each event as the
+log stores it (with its seq), the state after the last one and each entry's words for the GM and for players. `record`
+writes one; `tests/combat/test_stored_logs.py` replays every fixture through today's engines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from combat.rules import registry
+from combat.rules.core import Event, Logged, active_events, to_json, wording
+
+FIXTURES = Path(__file__).parent / "fixtures" / "logs"
+
+
+def replay_with_words(engine: Any, initial: Any, log: Sequence[Logged]) -> tuple[Any, list[tuple[str, str]]]:
+    """The state after the log's live entries, and every entry's (GM, players) words against the state it was
+    applied to (undone entries are worded but change nothing)."""
+    live = {item.seq for item in active_events(log)}
+    state, words = initial, []
+    for item in log:
+        words.append(wording(engine.describe, state, item.event))
+        if item.seq in live:
+            state = engine.evolve(state, item.event)
+    return state, words
+
+
+def record(name: str, model: str, initial: Any, events: Sequence[Event]) -> Path:
+    """Write fixture `<model>-<name>.json` from a fight's initial state and its events in log order (Undone
+    markers included)."""
+    engine = registry.get(model).engine
+    log = [Logged(seq=i, event=e) for i, e in enumerate(events, start=1)]
+    final, words = replay_with_words(engine, initial, log)
+    data = {
+        "model": model,
+        "initial": to_json(initial),
+        "events": [{"seq": item.seq, "payload": engine.CODEC.event_to_json(item.event)} for item in log],
+        "final": to_json(final),
+        "words": [list(pair) for pair in words],
+    }
+    path = FIXTURES / f"{model}-{name}.json"
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def fixtures() -> Iterator[Path]:
+    return iter(sorted(FIXTURES.glob("*.json")))
