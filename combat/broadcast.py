@@ -43,9 +43,10 @@ def fragment_message(html: str, version: int, own: dict[str, str] | None = None)
             "version": version}
 
 
-def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None) -> None:
+def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None, players: bool = True) -> None:
     """Render and send. `encounter`: the row just committed (saves reading it again), else it is read; `state`:
-    its state, if the caller has it (saves decoding it again)."""
+    its state, if the caller has it (saves decoding it again). `players`: False when the change is one players
+    may not learn of (only entries hidden from them): they get no frame, as if it had not happened."""
     from combat import fragments
     from combat.services import load_state
 
@@ -56,15 +57,17 @@ def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None)
             return
         render = fragments.Renderer(encounter, state if state is not None else load_state(encounter))
         fragments.keep(render)
-        owners = sorted({f.owner for f in render.state.pcs() if f.owner})
-        players = fragment_message(render.for_players(), encounter.version,
-                                   {str(user_id): render.me(user_id) for user_id in owners})
         layer = get_channel_layer()
+        if players:
+            owners = sorted({f.owner for f in render.state.pcs() if f.owner})
+            message = fragment_message(render.for_players(), encounter.players_version,
+                                       {str(user_id): render.me(user_id) for user_id in owners})
     except Exception:
         log.exception("could not render fragments for encounter %s (the players' table)", encounter_id)
         return
-    _send(layer, players_group(encounter_id), players)
-    _let_the_loop_write()
+    if players:
+        _send(layer, players_group(encounter_id), message)
+        _let_the_loop_write()
     try:
         gm = fragment_message(render.for_gm(), encounter.version)
     except Exception:

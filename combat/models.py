@@ -26,6 +26,11 @@ class Encounter(models.Model):
     initial = models.JSONField(default=dict, blank=True, help_text="The state the log replays from.")
     state = models.JSONField(default=dict, blank=True, help_text="Snapshot after the last event.")
     version = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
+    players_version = models.PositiveIntegerField(
+        default=0,
+        help_text="How many log entries players may read: their version of the table, which entries hidden "
+        "from them never move.",
+    )
     created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -54,15 +59,21 @@ class Encounter(models.Model):
 
     @property
     def outcome(self) -> str:
-        """How it went, in a word or two, for lists and the archive."""
+        """How it went, in a word or two, as the GM knows it."""
+        return self.outcome_for(gm=True)
+
+    def outcome_for(self, gm: bool) -> str:
+        """How it went, in a word or two, for lists and the archive; players judge by the combatants they know of,
+        so an enemy they have not seen does not show in it."""
         if self.status == self.Status.DRAFT:
             return "Not started"
         spec = registry.get(self.model)
         if not spec.playable or not self.state:
             return self.get_status_display()
-        from combat.rules.core import from_json
+        from combat.rules.core import as_players_know, from_json
 
-        verdict = spec.engine.outcome(from_json(spec.engine.State, self.state))
+        state = from_json(spec.engine.State, self.state)
+        verdict = spec.engine.outcome(state if gm else as_players_know(state))
         if self.status == self.Status.ACTIVE:
             return "In progress" + (f" ({verdict.lower()})" if verdict else "")
         return verdict or "Ended"

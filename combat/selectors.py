@@ -3,6 +3,8 @@ or frame cannot contain a GM-only fact: it is never put into the player's view m
 
 from __future__ import annotations
 
+import secrets
+
 from django.db import connection
 
 from campaigns.models import Membership
@@ -22,9 +24,12 @@ def encounters_for(membership: Membership):
     return qs
 
 
-def _base(encounter: Encounter) -> dict:
-    return {"encounter": encounter, "ended": encounter.status == Encounter.Status.ENDED,
-            "version": encounter.version}
+def _base(encounter: Encounter, gm: bool) -> dict:
+    """What every view of the table carries. `version`: the audience's own (players' counts only what they may
+    read). `form_key`: starts every action form's idempotency key; random per render, so no one can guess it."""
+    version = encounter.version if gm else encounter.players_version
+    return {"encounter": encounter, "ended": encounter.status == Encounter.Status.ENDED, "version": version,
+            "form_key": f"{encounter.pk}-{version}-{secrets.token_urlsafe(9)}"}
 
 
 def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None, start=None, tail=None) -> dict:
@@ -32,7 +37,7 @@ def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None, 
 
     The model's table builds its part; the log and, for GMs, the campaign's and NPCs' notes are the same for
     every model. `log`, `start`, `replayed`, `tail`: see log_view."""
-    view = {**_base(encounter), "gm": gm, **tables.get(encounter.model).public_view(encounter, state, gm),
+    view = {**_base(encounter, gm), "gm": gm, **tables.get(encounter.model).public_view(encounter, state, gm),
             "log": log_view(encounter, gm, log=log, replayed=replayed, start=start, tail=tail)}
     if gm:
         view.update(campaign_notes=encounter.campaign.gm_notes, npc_notes=_npc_notes(encounter))
@@ -50,7 +55,7 @@ def _npc_notes(encounter: Encounter) -> list[tuple[str, str]]:
 
 def private_view(encounter: Encounter, state, user_id: int) -> dict:
     """One player's own sheet and controls; `your_turn` and `you_may_act` drive the banner and vibration."""
-    return {**_base(encounter), "your_turn": False, "you_may_act": False,
+    return {**_base(encounter, gm=False), "your_turn": False, "you_may_act": False,
             **tables.get(encounter.model).private_view(encounter, state, user_id)}
 
 

@@ -142,6 +142,8 @@ def _membership(encounter: Encounter, user, known: Membership | None = None) -> 
 
 
 def _check_issuer(command, state, membership: Membership) -> None:
+    """A player acts only for a PC they own. Every other refusal reads the same, so a guess at another combatant's
+    id (an unseen enemy's) learns nothing."""
     if membership.is_gm:
         return
     if command.who != "owner":
@@ -152,8 +154,8 @@ def _check_issuer(command, state, membership: Membership) -> None:
     try:
         fighter = state.fighter(actor)
     except RuleError:
-        raise NotAllowed("That character is not in this encounter.") from None
-    if fighter.owner != membership.user_id:
+        fighter = None
+    if fighter is None or fighter.owner != membership.user_id:
         raise NotAllowed("You can act only for your own character.")
 
 
@@ -190,6 +192,8 @@ def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_for
            dice: Dice | None = None, membership: Membership | None = None, campaign_id: int | None = None) -> Result:
     """Run one command for `user`. Refusals come back as Result(ok=False, error=sentence); nothing changes.
 
+    `key`: the sender's idempotency key; it is the user's own (two users' equal keys never meet), and a repeat is
+    answered only after the permission checks, so a key says nothing about what anyone else did.
     `membership`: the user's membership as the caller just read it, if it has (a view has), so it is not
     read again. `campaign_id`: the campaign the caller found the encounter under (a URL's); unless the encounter
     is there and the member may see it (a player never sees a draft), NoSuchEncounter is raised."""
@@ -204,28 +208,30 @@ def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_for
                 raise NoSuchEncounter
             if not key:
                 return Result(ok=False, error="This action arrived without its key; reload the page and try again.")
+            if encounter.status == Encounter.Status.DRAFT:
+                raise RuleError("This encounter is not running.")
+            engine = engine_for(encounter)
+            command = state = None
+            if name in (UNDO, END):
+                if not membership.is_gm:
+                    raise NotAllowed("Only the GM can undo." if name == UNDO else "Only the GM can end the encounter.")
+            else:
+                cls = engine.CODEC.commands.get(name)
+                if cls is None:
+                    raise RuleError("That is not an action this combat model knows.")
+                command = engine.CODEC.command_from_json(name, coerce_form(cls, data) if from_form else data)
+                state = from_json(engine.State, encounter.state)
+                _check_issuer(command, state, membership)
+            key = sender_key(user, key)
             done = _seqs_of_key(encounter.pk, key)
             if done:
                 return Result(ok=True, seqs=done, duplicate=True)
             if encounter.status != Encounter.Status.ACTIVE:
-                raise RuleError("This encounter is not running." if encounter.status == "draft"
-                                else "This encounter has ended.")
-            engine = engine_for(encounter)
+                raise RuleError("This encounter has ended.")
             if name == UNDO:
-                if not membership.is_gm:
-                    raise NotAllowed("Only the GM can undo.")
                 return _undo(encounter, user, key)
             if name == END:
-                if not membership.is_gm:
-                    raise NotAllowed("Only the GM can end the encounter.")
                 return _end(encounter, user, key)
-            cls = engine.CODEC.commands.get(name)
-            if cls is None:
-                raise RuleError("That is not an action this combat model knows.")
-            payload = coerce_form(cls, data) if from_form else data
-            command = engine.CODEC.command_from_json(name, payload)
-            state = from_json(engine.State, encounter.state)
-            _check_issuer(command, state, membership)
             events = engine.decide(state, command, dice or Dice())
             seqs = _append(encounter, engine, state, events, user, key)
     except RuleError as exc:
@@ -238,9 +244,14 @@ def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_for
     return Result(ok=True, seqs=seqs)
 
 
+def sender_key(user, key: str) -> str:
+    """The key as stored: the sender's own, so equal keys from two users never meet."""
+    return f"{user.pk}:{key}"
+
+
 def _append(encounter, engine, state, events, user, key) -> list[int]:
     seqs = []
-    first = encounter.version + 1
+    first, seen_by_players = encounter.version + 1, encounter.players_version
     for i, event in enumerate(events):
         seq = encounter.version + 1
         gm_text, players_text = wording(engine.describe, state, event)
@@ -251,33 +262,35 @@ def _append(encounter, engine, state, events, user, key) -> list[int]:
         )
         state = engine.evolve(state, event)
         encounter.version = seq
+        encounter.players_version += bool(players_text)
         seqs.append(seq)
     encounter.state = to_json(state)
-    encounter.save(update_fields=["state", "version"])
+    encounter.save(update_fields=["state", "version", "players_version"])
     if encounter.version // CHECKPOINT_EVERY > (first - 1) // CHECKPOINT_EVERY:
         LogCheckpoint.objects.create(encounter=encounter, seq=encounter.version, state=encounter.state)
-    _broadcast_on_commit(encounter, state)
+    _broadcast_on_commit(encounter, state, players=encounter.players_version != seen_by_players)
     return seqs
 
 
 def _undo(encounter, user, key) -> Result:
     engine = engine_for(encounter)
-    rows = list(encounter.events.order_by("seq").values_list("seq", "batch", "payload"))
+    rows = list(encounter.events.order_by("seq").values_list("seq", "batch", "payload", "audience", "players_text"))
     undone = set()
-    for _, _, payload in rows:
+    for _, _, payload, _, _ in rows:
         if payload["kind"] == Undone.kind:
             undone.update(payload["data"]["seqs"])
-    live = [(seq, batch) for seq, batch, payload in rows
-            if payload["kind"] not in MARKER_SENTENCES and seq not in undone]
+    live = [(seq, batch, audience != "gm" and players_text != "") for seq, batch, payload, audience, players_text
+            in rows if payload["kind"] not in MARKER_SENTENCES and seq not in undone]
     if not live:
         raise RuleError("There is nothing to undo.")
     last_batch = live[-1][1]
-    undone_now = tuple(s for s, batch in live if batch == last_batch)
-    seq = _append_marker(encounter, engine, Undone(seqs=undone_now), user, key)
-    encounter.checkpoints.filter(seq__gte=min(undone_now)).delete()  # the state after them has changed
+    undone_now = [(seq, read) for seq, batch, read in live if batch == last_batch]
+    marker = Undone(seqs=tuple(seq for seq, _ in undone_now), gm_only=not any(read for _, read in undone_now))
+    seq = _append_marker(encounter, engine, marker, user, key)
+    encounter.checkpoints.filter(seq__gte=min(marker.seqs)).delete()  # the state after them has changed
     encounter.state = to_json(replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter)))
-    encounter.save(update_fields=["state", "version"])
-    _broadcast_on_commit(encounter)
+    encounter.save(update_fields=["state", "version", "players_version"])
+    _broadcast_on_commit(encounter, players=not marker.gm_only)
     return Result(ok=True, seqs=[seq])
 
 
@@ -286,9 +299,10 @@ def _append_marker(encounter, engine, marker, user, key) -> int:
     seq = encounter.version + 1
     gm_text, players_text = wording(engine.describe, None, marker)
     EncounterEvent.objects.create(encounter=encounter, seq=seq, batch=seq, kind=marker.kind,
-                                  payload=engine.CODEC.event_to_json(marker), actor=user, idempotency_key=key,
-                                  gm_text=gm_text, players_text=players_text, wording=WORDING)
+                                  payload=engine.CODEC.event_to_json(marker), audience=marker.audience, actor=user,
+                                  idempotency_key=key, gm_text=gm_text, players_text=players_text, wording=WORDING)
     encounter.version = seq
+    encounter.players_version += bool(players_text)
     return seq
 
 
@@ -305,7 +319,7 @@ def _end(encounter, user, key) -> Result:
     seq = _append_marker(encounter, engine, Ended(), user, key)
     encounter.status = Encounter.Status.ENDED
     encounter.ended_at = timezone.now()
-    encounter.save(update_fields=["status", "ended_at", "version"])
+    encounter.save(update_fields=["status", "ended_at", "version", "players_version"])
     _broadcast_on_commit(encounter)
     return Result(ok=True, seqs=[seq])
 
@@ -321,9 +335,10 @@ def write_back_characters(encounter: Encounter, keep: dict[str, dict]) -> None:
         Character.objects.filter(pk=character.pk).update(stats=character.stats)
 
 
-def _broadcast_on_commit(encounter: Encounter, state=None) -> None:
+def _broadcast_on_commit(encounter: Encounter, state=None, players: bool = True) -> None:
+    """`players`: whether players learn of this change; an action they read nothing of sends them no frame."""
     from combat.broadcast import broadcast
 
     # robust: whatever goes wrong while broadcasting, the committed action and its response stand. The row as
     # committed goes along, and the state if the caller has it, so the broadcast need not read them again.
-    transaction.on_commit(lambda: broadcast(encounter.pk, encounter, state), robust=True)
+    transaction.on_commit(lambda: broadcast(encounter.pk, encounter, state, players=players), robust=True)

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import secrets
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -163,6 +164,7 @@ def encounter_end(request, campaign_id, encounter_id):
     return render(request, "combat/end_confirm.html", {
         "membership": membership, "campaign": membership.campaign, "encounter": encounter,
         "persists": tables.get(encounter.model).PERSISTS,
+        "form_key": f"{encounter.pk}-{encounter.version}-end-{secrets.token_urlsafe(9)}",
     })
 
 

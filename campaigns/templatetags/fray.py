@@ -9,3 +9,9 @@ def join_if_list(value):
     if isinstance(value, (list, tuple)):
         return ", ".join(str(v) for v in value) or "—"
     return value
+
+
+@register.filter
+def outcome_for(encounter, gm):
+    """`{{ encounter|outcome_for:membership.is_gm }}`: how the fight went, as this viewer may know it."""
+    return encounter.outcome_for(gm=bool(gm))

@@ -197,10 +197,16 @@ class Command:
 
 @dataclass(frozen=True)
 class Undone(Event):
-    """The GM took back the event(s) with these sequence numbers. Nothing is erased from the log."""
+    """The GM took back the event(s) with these sequence numbers. Nothing is erased from the log. `gm_only`: every
+    entry it took back was hidden from players, so the undo is hidden from them too (they never knew of them)."""
 
     kind: ClassVar[str] = "undone"
     seqs: tuple[int, ...] = ()
+    gm_only: bool = False
+
+    @property
+    def audience(self) -> str:  # type: ignore[override]
+        return "gm" if self.gm_only else "public"
 
 
 @dataclass(frozen=True)
@@ -228,10 +234,10 @@ def sentence(describe: Callable[..., str | None], state: Any, event: Event, gm: 
     """The log entry in words against `state`, the state the event was applied to, for GMs (gm=True) or for
     players: "" when players see no entry (the event is the GM's alone, or the model's `describe` leaves it out
     for them with None). A `describe` that fails names the event's kind rather than losing it."""
-    if is_marker(event):
-        return MARKER_SENTENCES[event.kind]
     if not gm and event.audience == "gm":
         return ""
+    if is_marker(event):
+        return MARKER_SENTENCES[event.kind]
     fallback = event.kind.replace("_", " ").capitalize() + "."
     try:
         text = describe(state, event, gm=gm)
@@ -354,7 +360,7 @@ def coerce_form(cls: type[Command], form: dict[str, Any]) -> dict[str, Any]:
 
 def seen_by_party(fighters: Iterable[Any]) -> set[str]:
     """Ids of the combatants some PC is aware of. An enemy outside it is unseen: players never see it named."""
-    return {e for f in fighters if f.side == "pc" for e in f.aware_of}
+    return {e for f in fighters if f.side == "pc" for e in getattr(f, "aware_of", ())}
 
 
 UNSEEN_NAME = "someone unseen"
@@ -372,6 +378,8 @@ class Sight:
         fighters = tuple(fighters)
         self.gm = gm
         self.seen = seen_by_party(fighters)
+        # A model whose combatants carry no `aware_of` (SW5e crews: surprise does that job) hides no one.
+        self._tracks = any(hasattr(f, "aware_of") for f in fighters)
         self._sides = {f.id: f.side for f in fighters}
         self._names = {f.id: f.name for f in fighters}
 
@@ -381,7 +389,7 @@ class Sight:
 
     def unseen(self, fid: str) -> bool:
         """A combatant this viewer may not know exists."""
-        return not self.gm and self.side(fid) not in ("", "pc") and fid not in self.seen
+        return not self.gm and self._tracks and self.side(fid) not in ("", "pc") and fid not in self.seen
 
     def secret(self, fid: str) -> bool:
         """Numbers about this combatant (health, pools, what a roll needed) stay with the GM."""
@@ -398,6 +406,13 @@ class Sight:
         return self._names.get(fid, "someone")
 
 
+def as_players_know(state: Any) -> Any:
+    """The state without the combatants players may not know of: what they judge the fight by (who is left
+    standing), as if those combatants were not there."""
+    sight = Sight(state.fighters, gm=False)
+    return dataclasses.replace(state, fighters=tuple(f for f in state.fighters if sight.visible(f.id)))
+
+
 def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for item in items:
@@ -407,5 +422,5 @@ def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
 
 __all__ = [
     "require", "Command", "Ended", "Event", "EventCodec", "Logged", "MARKERS", "MARKER_SENTENCES", "RuleError",
-    "Setting", "Sight", "UNSEEN_NAME", "Undone", "active_events", "clean_settings", "is_marker", "coerce_form", "field", "from_json", "ordered_unique", "replay", "seen_by_party", "to_json",
+    "Setting", "Sight", "as_players_know", "UNSEEN_NAME", "Undone", "active_events", "clean_settings", "is_marker", "coerce_form", "field", "from_json", "ordered_unique", "replay", "seen_by_party", "to_json",
 ]

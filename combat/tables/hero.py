@@ -8,7 +8,7 @@ an action, and the phases it has taken; never the phases it still has to come (t
 
 from __future__ import annotations
 
-from combat.rules.core import seen_by_party
+from combat.rules.core import as_players_know, seen_by_party
 from combat.rules.hero import engine as hero
 from combat.rules.hero import review  # noqa: F401  (the model's after-action facts)
 from combat.tables import fighters_from, namer
@@ -129,7 +129,7 @@ def public_view(encounter, state, gm: bool) -> dict:
         "skipped": hero.segment_ranges(state.skipped) if state.skipped else "", "several_skipped": len(state.skipped) > 1,
         "rows": [_row(state, f, gm, seen) for f in visible], "queue": _queue(state, gm, seen), "holders": holders,
         "legend": [(MARK_SYMBOLS[k], v) for k, v in MARK_LABELS.items()],
-        "outcome": hero.outcome(state),
+        "outcome": hero.outcome(state if gm else as_players_know(state)),
     }
     if gm:
         view.update(_gm_view(state))

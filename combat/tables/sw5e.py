@@ -19,7 +19,7 @@ from dataclasses import replace
 from django import forms
 from django.core.exceptions import ValidationError
 
-from combat.rules.core import RuleError
+from combat.rules.core import RuleError, as_players_know
 from combat.rules.sw5e import engine as sw
 from combat.rules.sw5e import review  # noqa: F401  (the model's after-action facts)
 from combat.rules.sw5e import ship as sws
@@ -349,7 +349,7 @@ def public_view(encounter, state, gm: bool) -> dict:
     view = {
         "started": state.started, "round": state.round,
         "ships": [_ship_row(state, state.ship(sid), gm) for sid in order],
-        "waiting_initiative": waiting, "outcome": sw.outcome(state),
+        "waiting_initiative": waiting, "outcome": sw.outcome(state if gm else as_players_know(state)),
         "hidden_numbers": state.setting("enemy_numbers") != "public",
         **_status(state, gm),
     }

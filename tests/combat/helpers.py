@@ -26,3 +26,10 @@ def state_of(encounter):
 def unword(encounter) -> None:
     """Forget the words stored with every entry of the log, as for a log written before entries were worded."""
     encounter.events.update(gm_text=None, players_text=None, wording=None)
+
+
+def without_form_keys(html: str) -> str:
+    """The fragments with each action form's idempotency key blanked: keys are random per render."""
+    import re
+
+    return re.sub(r'name="key" value="[^"]*"', 'name="key" value=""', html)

@@ -17,7 +17,7 @@ from combat.models import LogCheckpoint
 from combat.rules.burn_bryte import engine as bb
 from combat.rules.core import active_events, replay, to_json
 from combat.rules.dice import ScriptedDice
-from tests.combat.helpers import unword
+from tests.combat.helpers import unword, without_form_keys
 
 pytestmark = pytest.mark.django_db
 
@@ -93,16 +93,17 @@ def test_a_long_log_is_read_in_its_words_and_without_them_replayed_from_its_newe
     evolve = bb.evolve
     monkeypatch.setattr(bb, "evolve", lambda s, event: replayed.append(event) or evolve(s, event))
     render = fragments.Renderer(encounter, state)
-    html = render.for_gm(), render.for_players()
+    html = [without_form_keys(h) for h in (render.for_gm(), render.for_players())]
     assert replayed == []  # the stored words: nothing replayed
     unword(encounter)
     render = fragments.Renderer(encounter, state)
-    assert (render.for_gm(), render.for_players()) == html
+    assert [without_form_keys(h) for h in (render.for_gm(), render.for_players())] == html
     assert len(replayed) == 320 - 200  # from the checkpoint after entry 200: the last 120 entries are worded
     LogCheckpoint.objects.filter(encounter=encounter).delete()
     replayed.clear()
     render = fragments.Renderer(encounter, state)
-    assert (render.for_gm(), render.for_players()) == html  # the same table as a replay of the whole log
+    # the same table as a replay of the whole log
+    assert [without_form_keys(h) for h in (render.for_gm(), render.for_players())] == html
     assert len(replayed) == 320
 
 

@@ -56,3 +56,15 @@ def test_a_viewer_learns_a_name_exactly_when_the_combatant_is_a_pc_known_to_the_
         expected = gm or f.side == "pc" or f.id in known
         assert (sight.name(f.id) == f.name) is expected
         assert sight.unseen(f.id) is not expected
+
+
+@dataclass(frozen=True)
+class Crew:
+    id: str
+    name: str
+    side: str
+
+
+def test_a_model_that_tracks_no_awareness_hides_no_one():
+    players = Sight((Crew("c1", "Pilot", "pc"), Crew("c2", "Gunner", "npc")), gm=False)
+    assert players.name("c2") == "Gunner" and not players.unseen("c2") and players.secret("c2")

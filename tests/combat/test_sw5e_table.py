@@ -783,11 +783,14 @@ async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(c
     assert_no_gm_fact(phone_first, enc)
     frames = [phone_first]
 
-    async def step(user, name, data, dice=()):
+    async def step(user, name, data, dice=(), players_learn=True):
         result = await sync_to_async(services.submit)(enc.pk, user, name, data, f"ws-{name}-{len(frames)}",
                                                        dice=ScriptedDice(dice))
         assert result.ok, result.error
         [gm_html_] = await receive(gm_socket, 1, then_quiet=False)
+        if not players_learn:  # the players' frame leaves before the GM's: none has come, none will
+            assert await phone.receive_nothing(timeout=QUIET)
+            return gm_html_, None, None
         table_html, me_html = await receive_update(phone, enc.pk, then_quiet=False)
         frames.extend([table_html, me_html])
         return gm_html_, table_html, me_html
@@ -798,7 +801,7 @@ async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(c
     assert f"initiative {TALON_INITIATIVE}" in gm_frame and "The GM sets Red Talon&#x27;s initiative." in table_frame
     _, table_frame, me_frame = await step(gm, "start_combat", {})
     assert "Red Talon</strong>'s ship turn" in table_frame
-    await step(gm, "distribute_power", {"central": 1})
+    await step(gm, "distribute_power", {"central": 1}, players_learn=False)  # an NPC ship's power: the GM's alone
     await step(gm, "start_crew_turn", {"actor": key(vrask)})
     await step(gm, "spend_power", {"actor": key(vrask), "system": "weapons", "store": "central", "count": 2}, [3, 4])
     gm_frame, table_frame, _ = await step(gm, "damage", {"ship": sid(lantern), "amount": 6, "by": sid(talon)})
