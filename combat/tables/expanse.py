@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from combat.rules.core import RuleError, seen_by_party
 from combat.rules.expanse import engine as ex
 from combat.rules.expanse import review  # noqa: F401  (the model's after-action facts)
-from combat.rules.expanse import tables as T
+from combat.rules.expanse import rulebook as T
 from combat.rules.expanse.stats import CONDITIONS
 from combat.tables import fighters_from, namer
 

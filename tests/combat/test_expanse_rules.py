@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from combat.rules.core import Logged, RuleError, Undone, from_json, replay, to_json
 from combat.rules.dice import Dice, ScriptedDice
 from combat.rules.expanse import engine as ex
-from combat.rules.expanse import tables as T
+from combat.rules.expanse import rulebook as T
 
 ZERO = {a: 0 for a in ex.ABILITIES}
 

@@ -1,7 +1,7 @@
 """The Expanse (AGE) combat: initiative with the Drama Die, major and minor actions, attacks against Defense,
 damage through Toughness, Fortune, injured, wounded and taken out, stunt points, weapon capacity, Churn.
 
-The seed (`/work/shared/seeds/004_…`) is the authority; its tables live as data in `expanse.tables`.
+The seed (`/work/shared/seeds/004_…`) is the authority; its tables live as data in `expanse.rulebook`.
 Every test is 3d6 where the third die is the Drama Die. Every die rolled is stored in its event.
 """
 
@@ -14,7 +14,7 @@ from typing import ClassVar
 from combat.rules.core import require as _require
 from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings, seen_by_party
 from combat.rules.dice import Dice
-from combat.rules.expanse import tables as T
+from combat.rules.expanse import rulebook as T
 from combat.rules.expanse.stats import ABILITIES, ARMOUR, CONDITIONS
 
 KEY = "expanse"
