@@ -7,1129 +7,128 @@ Every test is 3d6 where the third die is the Drama Die. Every die rolled is stor
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from dataclasses import replace
 
+from combat.rules.core import Command, Event, EventCodec, RuleError, seen_by_party
 from combat.rules.core import require as _require
-from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings, seen_by_party
 from combat.rules.dice import Dice
 from combat.rules.expanse import rulebook as T
-from combat.rules.expanse.stats import ABILITIES, ARMOUR, CONDITIONS
-
-KEY = "expanse"
-
-SETTINGS = (
-    Setting("churn", "Use the Churn pool (optional rule)", False,
-            help="+1 on a success with Drama Die 6, on 4+ SP on one stunt, when Fortune changes a die, and at "
-                 "the end of the encounter; at 10 and 20 the GM rolls on the Churn table, at 30 an epic effect "
-                 "and a reset."),
-    Setting("fortune_die_cost", "Fortune to change one regular die of a test", 2,
-            choices=((0, "not allowed"), (1, "1"), (2, "2"), (3, "3"), (4, "4"))),
-    Setting("fortune_drama_cost", "Fortune to change the Drama Die of a test", 3,
-            choices=((0, "not allowed"), (1, "1"), (2, "2"), (3, "3"), (4, "4"), (5, "5"))),
-    Setting("injured_penalty", "Test penalty while injured", 1, choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3"))),
-    Setting("wounded_penalty", "Test penalty while wounded", 2, choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3"))),
-    Setting("armour_penalty", "Armour penalty lowers Dexterity tests and Speed", True,
-            help="Turn off if your sheets already include it."),
-    Setting("long_range_penalty", "Attack penalty beyond a weapon's range (up to its maximum)", 2,
-            choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3"))),
-    Setting("cover_vs_melee", "Cover's armour bonus also counts against close combat", False),
-    Setting("run_ends_turn", "Run takes the whole turn", False,
-            help="Off: Run is your major action and a minor may follow. On: Run is the only action of the turn."),
-    Setting("prepare_interrupt", "Who triggers a prepared action", "gm",
-            choices=(("gm", "The GM taps 'interrupt now'"), ("player", "The GM, or the prepared player"))),
-    Setting("churn_jam_cost", "Churn the GM spends to jam a missed firearm", 1,
-            choices=((1, "1"), (2, "2"), (3, "3"))),
-    Setting("extra_stunts", "More stunts (Name cost or Name min-max, separated by ;)", "",
-            help='For example "Called Shot 4; Feint 1-3; Hostage 4+".'),
-    Setting("entered_dice", "Players may enter the faces of physical dice", False,
-            help="Attacks, grenades and ability tests then take the three dice typed in (the last is the Drama "
-                 "Die) and, for a hit, the damage dice; the server rolls whatever is left empty."),
+from combat.rules.expanse.commands import (
+    COMMANDS,
+    AbilityTest,
+    AcceptCondition,
+    Activate,
+    AddStunt,
+    AdjustChurn,
+    AdjustFortune,
+    Aim,
+    ApproveRollOver,
+    Attack,
+    Blast,
+    BreakTie,
+    Breathers,
+    ChangeDie,
+    ChurnJam,
+    ClearJam,
+    Defend,
+    EndTurn,
+    GuardUp,
+    Interrupt,
+    InterruptSelf,
+    Move,
+    NextTurn,
+    Prepare,
+    PressTheAttack,
+    Pursue,
+    Ready,
+    RollInitiative,
+    RollOver,
+    Run,
+    SetCondition,
+    SetCover,
+    SpendFortune,
+    SpendStunt,
+    StandFirm,
+    ThrowGrenade,
 )
+from combat.rules.expanse.events import (
+    EVENTS,
+    Activated,
+    Aimed,
+    Blasted,
+    BreatherRoll,
+    BreathersTaken,
+    ChurnAdjusted,
+    ChurnJammed,
+    ChurnReached,
+    ConditionSet,
+    ConditionTaken,
+    CoverSet,
+    Defended,
+    DieChanged,
+    FortuneAdjusted,
+    FortuneSpent,
+    GuardedUp,
+    GuardTransferred,
+    InitiativeRolled,
+    InitRoll,
+    Interrupted,
+    JamCleared,
+    Moved,
+    Opposed,
+    Prepared,
+    Pressed,
+    Pursued,
+    Ran,
+    Readied,
+    RolledOver,
+    RollOverAsked,
+    StoodFirm,
+    StuntAdded,
+    StuntSpent,
+    TakenOut,
+    Tested,
+    TieBroken,
+    TurnEnded,
+    TurnStarted,
+)
+from combat.rules.expanse.setup import (
+    KEY,
+    SETTINGS,
+    fighter_from_sheet,
+    initial_state,
+    outcome,
+    parse_stunts,
+    write_back,
+)
+from combat.rules.expanse.state import (
+    CANNOT_ACT,
+    Effect,
+    Fighter,
+    FreeAttack,
+    Hit,
+    PendingBlast,
+    State,
+    TestRecord,
+    ability,
+    condition_penalty,
+    cover_bonus,
+    damage_dice,
+    defense,
+    speed,
+    test_bonus,
+    toughness,
+    weapon_range,
+)
+from combat.rules.expanse.state import order_for_round as _order_for_round
+from combat.rules.expanse.state import plural as _plural
+from combat.rules.expanse.state import put as _put
+from combat.rules.expanse.state import put_hit as _put_hit
+from combat.rules.expanse.state import put_test as _put_test
+from combat.rules.expanse.state import slug as _slug
+from combat.rules.expanse.stats import ABILITIES, CONDITIONS
 
-CANNOT_ACT = ("Unconscious", "Helpless")
-
-
-# --- State -----------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Effect:
-    """A modifier that expires on its own: at the start of `source`'s next turn, or at the end of the round."""
-
-    kind: str  # "defend", "all_out", "guard_up", "duck_and_weave", "stand_firm", "press", "guardian"
-    fighter: str  # who carries it
-    source: str  # whose next turn ends it
-    until: str = "next_turn"  # "next_turn" or "round_end"
-    defense: int = 0
-    tests: int = 0
-    points: int = 0
-    other: str = ""  # Stand Firm's ability; the pressed foe; the guardian angel
-    triggered: bool = False  # Press the Attack: the foe has moved
-
-
-@dataclass(frozen=True)
-class Fighter:
-    id: str
-    name: str
-    side: str  # "pc" or "enemy"
-    owner: int | None = None
-    abilities: dict[str, int] = field(default_factory=dict)
-    focuses: tuple[str, ...] = ()
-    talents: tuple[str, ...] = ()
-    defense: int = 11
-    toughness: int = 1
-    armour: str = "none"
-    shield: str = "none"
-    speed: int = 11
-    fortune: int = 15
-    fortune_max: int = 15
-    level: int = 1
-    conditions: tuple[str, ...] = ()
-    aware_of: tuple[str, ...] = ()
-    weapons: tuple[str, ...] = ()  # weapon keys from the sheet, for the attack builder ("": any weapon type)
-    initiative: int = 0
-    drama: int = 0
-    cover: int = 0
-    aim: bool = False
-    in_hand: str = ""
-    jammed: tuple[str, ...] = ()
-    prepared: str = ""
-    rolled_over: bool = False
-    roll_over_asked: str = ""
-    sp: int = 0
-    sp_test: int = 0
-    stunts_used: tuple[str, ...] = ()
-
-    @property
-    def out(self) -> bool:
-        return self.rolled_over or T.TAKEN_OUT in self.conditions
-
-    @property
-    def can_act(self) -> bool:
-        return not self.out and not any(c in self.conditions for c in CANNOT_ACT)
-
-    @property
-    def prone(self) -> bool:
-        return "Prone" in self.conditions
-
-    @property
-    def npc(self) -> bool:
-        return self.side != "pc" or self.owner is None
-
-    def has_focus(self, ability: str, focus: str) -> bool:
-        wanted = f"{ability} ({focus})".lower()
-        return any(" ".join(f.split()).lower() == wanted for f in self.focuses)
-
-
-@dataclass(frozen=True)
-class TestRecord:
-    """One 3d6 test; faces[2] is the Drama Die. Everything needed to recompute its outcome is here."""
-
-    id: int
-    fighter: str
-    kind: str  # "attack", "stunt_attack", "grenade" or "test"
-    action: str  # the action key it was made for
-    ability: str
-    focus: str  # the focus that added +2, or ""
-    faces: tuple[int, ...]
-    modifier: int  # everything added to the dice
-    tn: int  # Defense, an object's target number, or the test's TN
-    target: str = ""
-    object_size: str = ""
-    targets: tuple[str, ...] = ()  # grenade: who is within the blast where it was aimed
-    weapon: str = ""
-    damage_sides: int = 0
-    damage_dice: int = 0
-    damage_faces: tuple[int, ...] = ()
-    damage_bonus: int = 0
-    weak: int = 0
-    stunning: bool = False
-    fragile: bool = False
-    ranged: bool = False
-    scatter: int = 0
-    resist: bool = False  # resistance tests earn no stunt points
-    note: str = ""
-    entered: bool = False  # the test's three dice were typed in from physical dice
-    damage_entered: bool = False
-    locked: bool = False  # something was built on this test: Fortune can no longer change its dice
-
-    @property
-    def drama(self) -> int:
-        return self.faces[2]
-
-    @property
-    def total(self) -> int:
-        return sum(self.faces) + self.modifier
-
-    @property
-    def success(self) -> bool:
-        return self.total >= self.tn
-
-    @property
-    def doubles(self) -> bool:
-        return len(set(self.faces)) < len(self.faces)
-
-    @property
-    def sp(self) -> int:
-        if not self.success or self.resist:
-            return 0
-        earned = self.drama if self.doubles else 0
-        return earned + 1 if self.kind == "stunt_attack" else earned
-
-    @property
-    def damaging(self) -> bool:
-        """Whether a success rolls damage against a combatant."""
-        return self.kind == "attack" and bool(self.target) or self.kind == "grenade"
-
-    @property
-    def damage(self) -> int:
-        if not self.damage_faces:
-            return 0
-        roll = sum(self.damage_faces)
-        if self.weak:
-            roll = max(1, roll - self.weak)  # seed: Weak has a minimum damage roll of 1
-        return roll + self.damage_bonus
-
-    @property
-    def jams(self) -> bool:
-        return (self.kind in ("attack", "stunt_attack") and not self.success and self.drama == T.JAM_DRAMA_DIE
-                and T.WEAPONS[self.weapon].gun)
-
-    @property
-    def breaks(self) -> bool:
-        return self.fragile and not self.success and self.drama <= T.FRAGILE_BREAKS_AT_OR_BELOW
-
-
-@dataclass(frozen=True)
-class Hit:
-    """Damage waiting to be taken: Toughness first, then Fortune, then conditions."""
-
-    id: int
-    attacker: str
-    target: str
-    test: int
-    weapon: str
-    damage: int
-    toughness: int  # Constitution-based Toughness plus armour (ignored when penetrating)
-    cover: int = 0  # armour bonus from cover
-    penetrating: bool = False
-    stunning: bool = False
-    transferred: int = 0  # taken by a guardian angel
-    fortune: int = 0
-    reduced: int = 0  # absorbed by injured / wounded conditions
-    stage: str = "fortune"  # "fortune", "conditions" or "done"
-    guard_checked: bool = False
-
-    @property
-    def soaked(self) -> int:
-        return self.cover + (0 if self.penetrating else self.toughness)
-
-    @property
-    def after_toughness(self) -> int:
-        return max(0, self.damage - self.soaked)
-
-    @property
-    def remaining(self) -> int:
-        return max(0, self.after_toughness - self.transferred - self.fortune - self.reduced)
-
-    @property
-    def fresh(self) -> bool:
-        return not self.guard_checked and self.fortune == 0 and self.reduced == 0 and self.transferred == 0
-
-    @property
-    def open(self) -> bool:
-        return self.stage != "done"
-
-
-@dataclass(frozen=True)
-class FreeAttack:
-    fighter: str
-    target: str = ""  # "" for any target
-    source: str = ""  # the stunt that granted it
-
-
-@dataclass(frozen=True)
-class PendingBlast:
-    thrower: str
-    test: int
-    scatter: int
-
-
-@dataclass(frozen=True)
-class State:
-    fighters: tuple[Fighter, ...] = ()
-    settings: dict[str, str | int | bool] = field(default_factory=dict)
-    stunts: tuple[T.Stunt, ...] = ()
-    round: int = 0  # 0 until the first turn
-    order: tuple[str, ...] = ()
-    initiative_rolled: bool = False
-    turn: str = ""
-    last_turn: str = ""
-    turn_actions: tuple[str, ...] = ()
-    interrupt: str = ""
-    effects: tuple[Effect, ...] = ()
-    tests: tuple[TestRecord, ...] = ()  # this turn's tests
-    hits: tuple[Hit, ...] = ()
-    free_attacks: tuple[FreeAttack, ...] = ()
-    blast: PendingBlast | None = None
-    churn: int = 0
-    next_id: int = 1
-    ended: bool = False
-
-    def fighter(self, fighter_id: str) -> Fighter:
-        for f in self.fighters:
-            if f.id == fighter_id:
-                return f
-        raise RuleError("That combatant is not in this encounter.")
-
-    def pcs(self) -> tuple[Fighter, ...]:
-        return tuple(f for f in self.fighters if f.side == "pc")
-
-    def enemies(self) -> tuple[Fighter, ...]:
-        return tuple(f for f in self.fighters if f.side != "pc")
-
-    def test(self, test_id: int) -> TestRecord | None:
-        return next((t for t in self.tests if t.id == test_id), None)
-
-    def hit(self, hit_id: int) -> Hit | None:
-        return next((h for h in self.hits if h.id == hit_id), None)
-
-    def stunt(self, name: str) -> T.Stunt | None:
-        wanted = _slug(name)
-        return next((s for s in self.stunts if s.key == wanted or _slug(s.name) == wanted), None)
-
-    def effects_on(self, fighter_id: str, kind: str = "") -> tuple[Effect, ...]:
-        return tuple(e for e in self.effects if e.fighter == fighter_id and (not kind or e.kind == kind))
-
-    @property
-    def majors_taken(self) -> int:
-        return sum(1 for a in self.turn_actions if a in T.MAJOR_ACTIONS or a == "prepared_major")
-
-    @property
-    def begun(self) -> bool:
-        return self.round >= 1
-
-    @property
-    def phase(self) -> int:
-        """AGE rounds have no phases; the review and the exports group the log by round and turn (phase 0)."""
-        return 0
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", text.lower().replace("'", "")).strip("_")
-
-
-def _put(state: State, fighter: Fighter) -> State:
-    return replace(state, fighters=tuple(fighter if f.id == fighter.id else f for f in state.fighters))
-
-
-def _put_hit(state: State, hit: Hit) -> State:
-    return replace(state, hits=tuple(hit if h.id == hit.id else h for h in state.hits))
-
-
-def _put_test(state: State, test: TestRecord) -> State:
-    return replace(state, tests=tuple(test if t.id == test.id else t for t in state.tests))
-
-
-# --- numbers every rule shares ----------------------------------------------------------------------------------------
-
-def ability(state: State, f: Fighter, name: str) -> int:
-    value = f.abilities.get(name, 0)
-    if name == "Dexterity" and state.settings.get("armour_penalty", True):
-        value += T.ARMOUR_PENALTY.get(f.armour, 0)
-    return value
-
-
-def speed(state: State, f: Fighter) -> int:
-    penalty = T.ARMOUR_PENALTY.get(f.armour, 0) if state.settings.get("armour_penalty", True) else 0
-    return max(0, f.speed + penalty)
-
-
-def condition_penalty(state: State, f: Fighter) -> int:
-    """The worst injury penalty held (they do not add up): DEFAULT injured -1, wounded -2."""
-    penalties = [0]
-    if "Injured" in f.conditions:
-        penalties.append(int(state.settings.get("injured_penalty", 1)))
-    if "Wounded" in f.conditions:
-        penalties.append(int(state.settings.get("wounded_penalty", 2)))
-    return -max(penalties)
-
-
-def test_bonus(state: State, f: Fighter, ability_name: str, focuses: tuple[str, ...]) -> tuple[int, str]:
-    """Ability + 2 with a matching focus + injury penalty + Guard Up's penalty (and other timed test modifiers)."""
-    focus = next((x for x in focuses if x and f.has_focus(ability_name, x)), "")
-    value = ability(state, f, ability_name) + (T.FOCUS_BONUS if focus else 0) + condition_penalty(state, f)
-    value += sum(e.tests for e in state.effects_on(f.id))
-    return value, focus
-
-
-def defense(state: State, f: Fighter) -> int:
-    return f.defense + T.SHIELDS.get(f.shield, ("", 0))[1] + sum(e.defense for e in state.effects_on(f.id))
-
-
-def toughness(f: Fighter) -> int:
-    return max(0, f.toughness) + T.ARMOUR_BONUS.get(f.armour, 0)
-
-
-def cover_bonus(state: State, f: Fighter, ranged: bool) -> int:
-    if not (ranged or state.settings.get("cover_vs_melee")):
-        return 0
-    return T.COVER.get(min(f.cover, 3), (0, 0))[0]
-
-
-def weapon_range(state: State, f: Fighter, weapon: T.Weapon) -> tuple[int, int]:
-    base = weapon.range + (ability(state, f, "Strength") if weapon.range_adds_strength else 0)
-    return base, max(base, weapon.max_range)
-
-
-def damage_dice(f: Fighter, weapon_key: str, stunning: bool) -> tuple[int, int]:
-    """(count, sides) of the damage roll: stunning weapons roll one die fewer (DEFAULT: never below 1d3)."""
-    weapon = T.WEAPONS[weapon_key]
-    count, sides = weapon.dice, weapon.sides
-    if weapon_key == "unarmed" and any(t.lower() == T.STRIKING_STYLE.lower() for t in f.talents):
-        sides = T.STRIKING_STYLE_SIDES
-    if stunning:
-        count -= 1
-        if count < 1:
-            count, sides = 1, 3
-    return count, sides
-
-
-# --- Commands --------------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class RollInitiative(Command):
-    name: ClassVar[str] = "roll_initiative"
-    label: ClassVar[str] = "Roll initiative"
-
-
-@dataclass(frozen=True)
-class BreakTie(Command):
-    name: ClassVar[str] = "break_tie"
-    label: ClassVar[str] = "Break an initiative tie"
-    first: str = ""
-    second: str = ""
-
-
-@dataclass(frozen=True)
-class NextTurn(Command):
-    name: ClassVar[str] = "next_turn"
-    label: ClassVar[str] = "Begin / next turn"
-
-
-@dataclass(frozen=True)
-class EndTurn(Command):
-    name: ClassVar[str] = "end_turn"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "End my turn"
-    actor: str = ""
-
-
-@dataclass(frozen=True)
-class Attack(Command):
-    name: ClassVar[str] = "attack"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Attack"
-    actor: str = ""
-    action: str = "melee_attack"  # melee_attack, ranged_attack, all_out_attack, charge, stunt_attack
-    weapon: str = "unarmed"
-    target: str = ""
-    object_size: str = ""  # attack an object instead of a combatant
-    distance: int = 0  # metres to the target (after a Charge's move)
-    moved: int = 0  # Charge: metres moved first
-    straight: bool = False  # Charge: in a straight line
-    focus: str = ""  # another focus than the weapon's (e.g. Grappling for a stunt attack)
-    damage_ability: str = ""  # light melee: Strength or Dexterity (the better one when empty)
-    stunning: bool = False
-    clumsy: int = 0  # makeshift flaws
-    weak: int = 0
-    fragile: bool = False
-    modifier: int = 0  # the GM's situational modifier
-    free: bool = False  # the extra attack a stunt granted (Lightning Attack, Double-Team)
-    entered: tuple[int, ...] = ()  # physical dice: the test's three faces, the Drama Die last
-    damage_entered: tuple[int, ...] = ()  # physical dice: the damage roll, used only if the attack hits
-
-
-@dataclass(frozen=True)
-class ThrowGrenade(Command):
-    name: ClassVar[str] = "throw_grenade"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Throw a grenade"
-    actor: str = ""
-    targets: str = ""  # comma-separated ids of everyone within 5 m of where it is aimed
-    distance: int = 0
-    modifier: int = 0
-    entered: tuple[int, ...] = ()
-    damage_entered: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Blast(Command):
-    name: ClassVar[str] = "blast"
-    label: ClassVar[str] = "Where the scattered grenade went off"
-    targets: str = ""
-    direction: str = ""
-
-
-@dataclass(frozen=True)
-class AbilityTest(Command):
-    name: ClassVar[str] = "ability_test"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Ability test"
-    actor: str = ""
-    ability: str = "Dexterity"
-    focus: str = ""
-    tn: int = 11
-    action: str = "major"  # "major" (another major action), "minor" (Activate) or "free"
-    resist: bool = False
-    note: str = ""
-    entered: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Defend(Command):
-    name: ClassVar[str] = "defend"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Defend"
-    actor: str = ""
-
-
-@dataclass(frozen=True)
-class Run(Command):
-    name: ClassVar[str] = "run"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Run"
-    actor: str = ""
-    metres: int = 0
-    cover: int = 0
-
-
-@dataclass(frozen=True)
-class Activate(Command):
-    name: ClassVar[str] = "activate"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Activate"
-    actor: str = ""
-    what: str = ""
-
-
-@dataclass(frozen=True)
-class Aim(Command):
-    name: ClassVar[str] = "aim"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Aim"
-    actor: str = ""
-
-
-@dataclass(frozen=True)
-class GuardUp(Command):
-    name: ClassVar[str] = "guard_up"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Guard Up"
-    actor: str = ""
-    bonus: int = 1
-
-
-@dataclass(frozen=True)
-class Move(Command):
-    name: ClassVar[str] = "move"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Move"
-    actor: str = ""
-    metres: int = 0
-    stand_up: bool = False
-    drop_prone: bool = False
-    vehicle: bool = False
-    cover: int = 0  # the cover rating where the move ends (4: total cover)
-
-
-@dataclass(frozen=True)
-class Prepare(Command):
-    name: ClassVar[str] = "prepare"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Prepare"
-    actor: str = ""
-    action: str = "ranged_attack"
-
-
-@dataclass(frozen=True)
-class PressTheAttack(Command):
-    name: ClassVar[str] = "press_the_attack"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Press the Attack"
-    actor: str = ""
-    target: str = ""
-
-
-@dataclass(frozen=True)
-class Ready(Command):
-    name: ClassVar[str] = "ready"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Ready"
-    actor: str = ""
-    item: str = ""
-    stow: str = ""
-
-
-@dataclass(frozen=True)
-class StandFirm(Command):
-    name: ClassVar[str] = "stand_firm"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Stand Firm"
-    actor: str = ""
-    ability: str = ""  # "Strength" (Might) or "Dexterity" (Acrobatics); the better one when empty
-
-
-@dataclass(frozen=True)
-class ClearJam(Command):
-    name: ClassVar[str] = "clear_jam"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Clear a jam / reload"
-    actor: str = ""
-    weapon: str = ""
-
-
-@dataclass(frozen=True)
-class Interrupt(Command):
-    name: ClassVar[str] = "interrupt"
-    label: ClassVar[str] = "Interrupt now with a prepared action"
-    fighter: str = ""  # empty: call off the interrupt in progress
-
-
-@dataclass(frozen=True)
-class InterruptSelf(Command):
-    name: ClassVar[str] = "interrupt_self"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Interrupt with my prepared action"
-    actor: str = ""
-
-
-@dataclass(frozen=True)
-class Pursue(Command):
-    name: ClassVar[str] = "pursue"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Pursue (Press the Attack)"
-    actor: str = ""
-    target: str = ""
-    metres: int = 0
-
-
-@dataclass(frozen=True)
-class SpendStunt(Command):
-    name: ClassVar[str] = "spend_stunt"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Spend stunt points"
-    actor: str = ""
-    stunt: str = ""
-    points: int = 0
-    ally: str = ""
-    moves: str = "self"  # Skirmish: "self" or "target"
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class ChangeDie(Command):
-    name: ClassVar[str] = "change_die"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Spend Fortune to change a die"
-    actor: str = ""
-    die: int = 0  # 0 and 1 are the regular dice, 2 the Drama Die
-    face: int = 6
-
-
-@dataclass(frozen=True)
-class SpendFortune(Command):
-    name: ClassVar[str] = "spend_fortune"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Spend Fortune against damage"
-    actor: str = ""
-    points: int = 0
-    hit: int = 0  # 0: the oldest damage waiting
-
-
-@dataclass(frozen=True)
-class AcceptCondition(Command):
-    name: ClassVar[str] = "accept_condition"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Take a condition, or be taken out"
-    actor: str = ""
-    choice: str = "condition"  # "condition" (injured, then wounded) or "taken_out"
-    hit: int = 0
-
-
-@dataclass(frozen=True)
-class RollOver(Command):
-    name: ClassVar[str] = "roll_over"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Roll over (bow out)"
-    actor: str = ""
-    condition: str = "Wounded"
-
-
-@dataclass(frozen=True)
-class ApproveRollOver(Command):
-    name: ClassVar[str] = "approve_roll_over"
-    label: ClassVar[str] = "Approve or refuse a roll over"
-    fighter: str = ""
-    approve: bool = True
-    condition: str = ""  # the GM may set another condition
-
-
-@dataclass(frozen=True)
-class AddStunt(Command):
-    name: ClassVar[str] = "add_stunt"
-    label: ClassVar[str] = "Add a stunt"
-    stunt: str = ""
-    cost: int = 1
-    max_cost: int = 0
-    effect: str = ""
-    damaging: bool = False
-    text: str = ""
-
-
-@dataclass(frozen=True)
-class SetCondition(Command):
-    name: ClassVar[str] = "set_condition"
-    label: ClassVar[str] = "Set a condition"
-    target: str = ""
-    condition: str = ""
-    on: bool = True
-
-
-@dataclass(frozen=True)
-class AdjustFortune(Command):
-    name: ClassVar[str] = "adjust_fortune"
-    label: ClassVar[str] = "Adjust Fortune"
-    target: str = ""
-    change: int = 0
-
-
-@dataclass(frozen=True)
-class SetCover(Command):
-    name: ClassVar[str] = "set_cover"
-    label: ClassVar[str] = "Set cover"
-    target: str = ""
-    rating: int = 0
-
-
-@dataclass(frozen=True)
-class ChurnJam(Command):
-    name: ClassVar[str] = "churn_jam"
-    label: ClassVar[str] = "Spend Churn to jam a missed firearm"
-    fighter: str = ""
-
-
-@dataclass(frozen=True)
-class AdjustChurn(Command):
-    name: ClassVar[str] = "adjust_churn"
-    label: ClassVar[str] = "Adjust Churn (end of a scene, corrections)"
-    change: int = 1
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class Breathers(Command):
-    name: ClassVar[str] = "breathers"
-    label: ClassVar[str] = "End the encounter with breathers"
-
-
-COMMANDS = (RollInitiative, BreakTie, NextTurn, EndTurn, Attack, ThrowGrenade, Blast, AbilityTest, Defend, Run,
-            Activate, Aim, GuardUp, Move, Prepare, PressTheAttack, Ready, StandFirm, ClearJam, Interrupt,
-            InterruptSelf, Pursue, SpendStunt, ChangeDie, SpendFortune, AcceptCondition, RollOver, ApproveRollOver,
-            AddStunt, SetCondition, AdjustFortune, SetCover, ChurnJam, AdjustChurn, Breathers)
-
-
-# --- Events ----------------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class InitRoll:
-    fighter: str
-    faces: tuple[int, ...]
-    bonus: int
-    focus: bool = False
-
-    @property
-    def total(self) -> int:
-        return sum(self.faces) + self.bonus
-
-
-@dataclass(frozen=True)
-class InitiativeRolled(Event):
-    kind: ClassVar[str] = "initiative_rolled"
-    rolls: tuple[InitRoll, ...] = ()
-
-
-@dataclass(frozen=True)
-class TieBroken(Event):
-    kind: ClassVar[str] = "tie_broken"
-    first: str = ""
-    second: str = ""
-
-
-@dataclass(frozen=True)
-class TurnStarted(Event):
-    kind: ClassVar[str] = "turn_started"
-    fighter: str = ""
-    round: int = 1
-
-
-@dataclass(frozen=True)
-class TurnEnded(Event):
-    kind: ClassVar[str] = "turn_ended"
-    fighter: str = ""
-    auto: bool = False
-    sp_lost: int = 0
-
-
-@dataclass(frozen=True)
-class Tested(Event):
-    """An attack, a grenade throw or an ability test, with its dice and (on a hit) its damage dice."""
-
-    kind: ClassVar[str] = "tested"
-    test: TestRecord | None = None
-    slot: str = "turn"  # "turn", "prepared", "free" (a stunt's extra attack) or "none" (a free test)
-    metres: int = 0  # Charge: metres moved first
-
-
-@dataclass(frozen=True)
-class Blasted(Event):
-    kind: ClassVar[str] = "blasted"
-    thrower: str = ""
-    targets: tuple[str, ...] = ()
-    faces: tuple[int, ...] = ()
-    direction: str = ""
-
-
-@dataclass(frozen=True)
-class DieChanged(Event):
-    kind: ClassVar[str] = "die_changed"
-    fighter: str = ""
-    test: int = 0
-    die: int = 0
-    face: int = 0
-    cost: int = 0
-    damage_faces: tuple[int, ...] = ()
-    scatter: int = 0
-
-
-@dataclass(frozen=True)
-class Defended(Event):
-    kind: ClassVar[str] = "defended"
-    fighter: str = ""
-    slot: str = "turn"
-
-
-@dataclass(frozen=True)
-class Ran(Event):
-    kind: ClassVar[str] = "ran"
-    fighter: str = ""
-    metres: int = 0
-    cover: int = 0
-    slot: str = "turn"
-
-
-@dataclass(frozen=True)
-class Moved(Event):
-    kind: ClassVar[str] = "moved"
-    fighter: str = ""
-    metres: int = 0
-    stand_up: bool = False
-    drop_prone: bool = False
-    vehicle: bool = False
-    cover: int = 0
-
-
-@dataclass(frozen=True)
-class Activated(Event):
-    kind: ClassVar[str] = "activated"
-    fighter: str = ""
-    what: str = ""
-
-
-@dataclass(frozen=True)
-class Aimed(Event):
-    kind: ClassVar[str] = "aimed"
-    fighter: str = ""
-
-
-@dataclass(frozen=True)
-class GuardedUp(Event):
-    kind: ClassVar[str] = "guarded_up"
-    fighter: str = ""
-    bonus: int = 1
-
-
-@dataclass(frozen=True)
-class Prepared(Event):
-    kind: ClassVar[str] = "prepared"
-    fighter: str = ""
-    action: str = ""
-
-
-@dataclass(frozen=True)
-class Pressed(Event):
-    kind: ClassVar[str] = "pressed"
-    fighter: str = ""
-    target: str = ""
-
-
-@dataclass(frozen=True)
-class Readied(Event):
-    kind: ClassVar[str] = "readied"
-    fighter: str = ""
-    item: str = ""
-    stow: str = ""
-
-
-@dataclass(frozen=True)
-class StoodFirm(Event):
-    kind: ClassVar[str] = "stood_firm"
-    fighter: str = ""
-    ability: str = ""
-
-
-@dataclass(frozen=True)
-class JamCleared(Event):
-    kind: ClassVar[str] = "jam_cleared"
-    fighter: str = ""
-    weapon: str = ""
-
-
-@dataclass(frozen=True)
-class Interrupted(Event):
-    kind: ClassVar[str] = "interrupted"
-    fighter: str = ""
-    by: str = "gm"
-
-
-@dataclass(frozen=True)
-class Pursued(Event):
-    kind: ClassVar[str] = "pursued"
-    fighter: str = ""
-    target: str = ""
-    metres: int = 0
-
-
-@dataclass(frozen=True)
-class Opposed:
-    """Stand Firm: the stunt's Strength (Might) against the defender's chosen ability."""
-
-    attacker_faces: tuple[int, ...]
-    attacker_bonus: int
-    defender_faces: tuple[int, ...]
-    defender_bonus: int
-    defender_ability: str
-
-    @property
-    def held(self) -> bool:
-        """The defender wins ties on the total, then on the Drama Die; a full tie leaves them standing."""
-        a = (sum(self.attacker_faces) + self.attacker_bonus, self.attacker_faces[2])
-        d = (sum(self.defender_faces) + self.defender_bonus, self.defender_faces[2])
-        return d >= a
-
-
-@dataclass(frozen=True)
-class StuntSpent(Event):
-    kind: ClassVar[str] = "stunt_spent"
-    fighter: str = ""
-    stunt: str = ""  # key
-    points: int = 0
-    target: str = ""
-    ally: str = ""
-    moves: str = ""
-    hit: int = 0
-    note: str = ""
-    opposed: Opposed | None = None
-
-
-@dataclass(frozen=True)
-class GuardTransferred(Event):
-    kind: ClassVar[str] = "guard_transferred"
-    guardian: str = ""
-    ally: str = ""
-    hit: int = 0
-    points: int = 0
-
-
-@dataclass(frozen=True)
-class FortuneSpent(Event):
-    kind: ClassVar[str] = "fortune_spent"
-    fighter: str = ""
-    hit: int = 0
-    points: int = 0
-
-
-@dataclass(frozen=True)
-class ConditionTaken(Event):
-    kind: ClassVar[str] = "condition_taken"
-    fighter: str = ""
-    hit: int = 0
-    condition: str = ""
-    roll: int = 0
-
-
-@dataclass(frozen=True)
-class TakenOut(Event):
-    kind: ClassVar[str] = "taken_out"
-    fighter: str = ""
-    hit: int = 0
-    condition: str = ""  # a further condition (a stunning weapon knocks unconscious)
-
-
-@dataclass(frozen=True)
-class RollOverAsked(Event):
-    kind: ClassVar[str] = "roll_over_asked"
-    fighter: str = ""
-    condition: str = ""
-
-
-@dataclass(frozen=True)
-class RolledOver(Event):
-    kind: ClassVar[str] = "rolled_over"
-    fighter: str = ""
-    condition: str = ""
-    approved: bool = True
-
-
-@dataclass(frozen=True)
-class StuntAdded(Event):
-    kind: ClassVar[str] = "stunt_added"
-    stunt: T.Stunt | None = None
-
-
-@dataclass(frozen=True)
-class ConditionSet(Event):
-    kind: ClassVar[str] = "condition_set"
-    target: str = ""
-    condition: str = ""
-    on: bool = True
-
-
-@dataclass(frozen=True)
-class FortuneAdjusted(Event):
-    kind: ClassVar[str] = "fortune_adjusted"
-    target: str = ""
-    change: int = 0
-
-
-@dataclass(frozen=True)
-class CoverSet(Event):
-    kind: ClassVar[str] = "cover_set"
-    target: str = ""
-    rating: int = 0
-
-
-@dataclass(frozen=True)
-class ChurnJammed(Event):
-    kind: ClassVar[str] = "churn_jammed"
-    fighter: str = ""
-    weapon: str = ""
-    cost: int = 0
-
-
-@dataclass(frozen=True)
-class ChurnAdjusted(Event):
-    kind: ClassVar[str] = "churn_adjusted"
-    audience: ClassVar[str] = "gm"
-    change: int = 0
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class ChurnReached(Event):
-    kind: ClassVar[str] = "churn_reached"
-    audience: ClassVar[str] = "gm"
-    level: int = 10
-    reset: bool = False
-
-
-@dataclass(frozen=True)
-class BreatherRoll:
-    fighter: str
-    face: int
-    gain: int  # Fortune actually regained (capped at the maximum)
-
-
-@dataclass(frozen=True)
-class BreathersTaken(Event):
-    kind: ClassVar[str] = "breathers_taken"
-    rolls: tuple[BreatherRoll, ...] = ()
-
-
-EVENTS = (InitiativeRolled, TieBroken, TurnStarted, TurnEnded, Tested, Blasted, DieChanged, Defended, Ran, Moved,
-          Activated, Aimed, GuardedUp, Prepared, Pressed, Readied, StoodFirm, JamCleared, Interrupted, Pursued,
-          StuntSpent, GuardTransferred, FortuneSpent, ConditionTaken, TakenOut, RollOverAsked, RolledOver,
-          StuntAdded, ConditionSet, FortuneAdjusted, CoverSet, ChurnJammed, ChurnAdjusted, ChurnReached,
-          BreathersTaken)
 CODEC = EventCodec(EVENTS, COMMANDS)
-
-
-# --- Set-up ----------------------------------------------------------------------------------------------------------
-
-def parse_stunts(text: str) -> tuple[T.Stunt, ...]:
-    """'Called Shot 4; Feint 1-3; Hostage 4+' -> narrated stunts. A malformed entry is a RuleError sentence."""
-    stunts = []
-    for raw in (text or "").split(";"):
-        entry = " ".join(raw.split())
-        if not entry:
-            continue
-        m = re.fullmatch(r"(.+?)\s+(\d+)(?:\s*(-)\s*(\d+)|(\+))?", entry)
-        if not m or not _slug(m.group(1)):
-            raise RuleError(f'"{entry[:40]}" needs a name and a cost, like "Feint 1-3" or "Called Shot 4".')
-        cost = int(m.group(2))
-        max_cost = int(m.group(4)) if m.group(4) else (0 if m.group(5) else cost)
-        if cost < 1 or (max_cost and max_cost < cost) or cost > 20 or max_cost > 20:
-            raise RuleError(f'"{entry[:40]}" needs a cost from 1 to 20 SP.')
-        stunts.append(T.Stunt(_slug(m.group(1)), m.group(1).strip(), cost, max_cost))
-    return tuple(stunts)
-
-
-def initial_state(fighters: tuple[Fighter, ...], settings: dict | None = None) -> State:
-    if not any(f.side == "pc" for f in fighters):
-        raise RuleError("An encounter needs at least one player character.")
-    if len({f.id for f in fighters}) != len(fighters):
-        raise RuleError("Every combatant needs its own key.")
-    clean = clean_settings(SETTINGS, settings)
-    stunts = list(T.STUNTS)
-    for extra in parse_stunts(str(clean.get("extra_stunts", ""))):
-        if any(s.key == extra.key for s in stunts):
-            raise RuleError(f"There is already a stunt called {extra.name}.")
-        stunts.append(extra)
-    return State(fighters=tuple(fighters), settings=clean, stunts=tuple(stunts))
-
-
-def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats: dict,
-                       aware_of: tuple[str, ...]) -> Fighter:
-    """A combatant from a character sheet (see expanse.stats); talents may also be typed among the focuses."""
-    from combat.rules.expanse.stats import ability_key
-
-    def number(k: str, default: int) -> int:
-        try:
-            return int(stats.get(k, default))
-        except (TypeError, ValueError):
-            return default
-
-    focuses = tuple(" ".join(str(x).split()) for x in (stats.get("focuses") or ()) if str(x).strip())
-    talents = tuple(" ".join(str(x).split()) for x in (stats.get("talents") or ()) if str(x).strip())
-    talents += tuple(f for f in focuses if "(" not in f)
-    fortune_max = max(0, number("fortune_max", 15))
-    conditions = tuple(c for c in (stats.get("conditions") or ()) if c in CONDITIONS)
-    armour = stats.get("armour", "none")
-    shield = stats.get("shield", "none")
-    by_label = {w.label.lower(): key for key, w in T.WEAPONS.items()}
-    weapons = tuple(dict.fromkeys(by_label.get(str(w).strip().lower(), str(w).strip().lower())
-                                  for w in (stats.get("weapons") or ())))
-    return Fighter(
-        id=key, name=name, side=side, owner=owner,
-        abilities={a: number(ability_key(a), 1) for a in ABILITIES},
-        focuses=tuple(f for f in focuses if "(" in f), talents=talents,
-        defense=number("defense", 11), toughness=max(0, number("toughness", 1)),
-        armour=armour if armour in ARMOUR else "none", shield=shield if shield in T.SHIELDS else "none",
-        speed=max(0, number("speed", 11)), fortune=min(max(0, number("fortune", 15)), fortune_max),
-        fortune_max=fortune_max, level=max(1, number("level", 1)), conditions=conditions,
-        aware_of=tuple(aware_of), weapons=tuple(w for w in weapons if w in T.WEAPONS),
-    )
 
 
 # --- decide ----------------------------------------------------------------------------------------------------------
@@ -1139,9 +138,6 @@ def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats:
 def _note(text: str, limit: int = 200) -> str:
     return " ".join(str(text).split())[:limit]
 
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _test_faces(state: State, entered: tuple[int, ...], dice: Dice) -> tuple[tuple[int, ...], bool]:
@@ -1208,13 +204,6 @@ def _nothing_left(state: State) -> bool:
         return False
     return not _changeable_test(state, f)
 
-
-def _order_for_round(state: State) -> tuple[str, ...]:
-    """Highest initiative first, then the higher Drama Die; remaining ties keep the order the GM settled."""
-    place = {fid: i for i, fid in enumerate(state.order)}
-    index = {f.id: len(place) + i for i, f in enumerate(state.fighters)}
-    return tuple(f.id for f in sorted(state.fighters, key=lambda f: (-f.initiative, -f.drama,
-                                                                    place.get(f.id, index[f.id]))))
 
 
 def _next_turn(state: State) -> TurnStarted | None:
@@ -2499,22 +1488,10 @@ def _describe_stunt(state: State, e: StuntSpent, name, secret) -> str:
     return f"{actor} spends {_plural(p, 'stunt point')} on {label}{clause}{note}"
 
 
-# --- between the campaign and the encounter ---------------------------------------------------------------------
-
-def write_back(state: State) -> dict[str, dict]:
-    """What persists on each PC's sheet: Fortune (after breathers, if the GM rolled them) and conditions.
-
-    NPCs are left alone (several combatants may share one template sheet). Stunt points, Churn, cover, initiative
-    and timed effects end with the encounter, so they are not here.
-    """
-    return {f.id: {"fortune": f.fortune, "conditions": [c for c in f.conditions if c in CONDITIONS]}
-            for f in state.pcs()}
-
-
-def outcome(state: State) -> str:
-    """"Victory" when no enemy can act any more (taken out, rolled over, unconscious), "Defeat" when no PC can."""
-    if state.enemies() and not any(f.can_act for f in state.enemies()):
-        return "Victory"
-    if state.pcs() and not any(f.can_act for f in state.pcs()):
-        return "Defeat"
-    return ""
+__all__ = [
+    "KEY", "SETTINGS", "CODEC", "COMMANDS", "EVENTS", "ABILITIES", "CANNOT_ACT", "initial_state", "parse_stunts",
+    "fighter_from_sheet", "write_back", "outcome", "decide", "evolve", "describe", "State", "Fighter", "TestRecord",
+    "Hit", "Effect", "FreeAttack", "PendingBlast", "ability", "speed", "condition_penalty", "test_bonus", "defense",
+    "toughness", "cover_bonus", "weapon_range", "damage_dice",
+    *(c.__name__ for c in COMMANDS), *(e.__name__ for e in EVENTS), "InitRoll", "Opposed", "BreatherRoll",
+]
