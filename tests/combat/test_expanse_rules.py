@@ -1187,6 +1187,15 @@ def test_unseen_enemies_stay_unnamed_for_players():
     assert ex.describe(t.state, e).startswith("Grunt makes")
 
 
+def test_players_read_a_pcs_numbers_in_the_log_even_before_a_player_takes_it():
+    """The log asks the core's Sight, like the table: a PC's Fortune is open to everyone, an enemy's is not."""
+    state = encounter(replace(luwe(), owner=None), furo(), boss(), grunt())
+    t = boss_hits_luwe(state=state)
+    before = t.state
+    [e] = t.do(ex.SpendFortune(actor="luwe", points=5))
+    assert ex.describe(before, e, gm=False) == "Luwe spends 5 Fortune on the damage; 7 damage remains."
+
+
 def test_state_events_and_commands_round_trip_through_json():
     t = scenario()
     for state in (t.initial, t.state, replay(ex.evolve, t.initial, t.log[:8])):
