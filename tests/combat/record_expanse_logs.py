@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from combat.rules import expanse as ex
 from combat.rules.core import Command, Event, Logged, Undone, replay
 from combat.rules.dice import ScriptedDice
-from combat.rules.expanse import engine as ex
 from tests.combat.stored_logs import record
 
 ZERO = {a: 0 for a in ex.ABILITIES}
