@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from combat.rules.core import RuleError
 from combat.rules.expanse import rulebook as book
 
-CANNOT_ACT = ("Unconscious", "Helpless")
+CANNOT_ACT = ("Unconscious", "Helpless")  # conditions that keep a combatant from acting
+
 
 @dataclass(frozen=True)
 class Effect:
@@ -280,11 +281,15 @@ class State:
         return 0
 
 
+# --- small helpers on the state ---------------------------------------------------------------------------------
+
 def slug(text: str) -> str:
+    """A stunt's key from its name: "Whatever's Handy" -> "whatevers_handy"."""
     return re.sub(r"[^a-z0-9]+", "_", text.lower().replace("'", "")).strip("_")
 
 
 def put(state: State, fighter: Fighter) -> State:
+    """The state with `fighter` in place of the combatant with its id (put_hit and put_test do the same)."""
     return replace(state, fighters=tuple(fighter if f.id == fighter.id else f for f in state.fighters))
 
 
@@ -312,6 +317,7 @@ def known[V](value: V | None, what: str) -> V:
 
 
 def plural(n: int, word: str) -> str:
+    """plural(1, "stunt point") is "1 stunt point", plural(2, "stunt point") "2 stunt points"."""
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
