@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 
+from combat.rules import expanse
 from combat.rules.burn_bryte import engine as burn_bryte_engine
 from combat.rules.burn_bryte import stats as burn_bryte_stats
-from combat.rules.expanse import engine as expanse_engine
 from combat.rules.expanse import stats as expanse_stats
 from combat.rules.hero import engine as hero_engine
 from combat.rules.hero import stats as hero_stats
@@ -51,7 +51,7 @@ MODELS: dict[str, CombatModel] = {
         CombatModel("hero", "HERO System", "The speed chart: 12 segments, phases in DEX order.",
                     hero_stats.STATS, hero_stats.SUMMARY, hero_engine, hero_engine.SETTINGS),
         CombatModel("expanse", "The Expanse (AGE)", "Initiative with the Drama Die, major and minor actions, stunts.",
-                    expanse_stats.STATS, expanse_stats.SUMMARY, expanse_engine, expanse_engine.SETTINGS),
+                    expanse_stats.STATS, expanse_stats.SUMMARY, expanse, expanse.SETTINGS),
     )
 }
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
+from combat.rules import expanse as ex
 from combat.rules.core import RuleError, seen_by_party
-from combat.rules.expanse import engine as ex
 from combat.rules.expanse import review  # noqa: F401  (the model's after-action facts)
-from combat.rules.expanse import tables as T
+from combat.rules.expanse import rulebook as T
 from combat.rules.expanse.stats import CONDITIONS
 from combat.tables import fighters_from, namer
 

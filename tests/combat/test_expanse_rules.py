@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from combat.rules import expanse as ex
 from combat.rules.core import Logged, RuleError, Undone, from_json, replay, to_json
 from combat.rules.dice import Dice, ScriptedDice
-from combat.rules.expanse import engine as ex
-from combat.rules.expanse import tables as T
+from combat.rules.expanse import rulebook as T
+from combat.rules.expanse.decide import next_turn
 
 ZERO = {a: 0 for a in ex.ABILITIES}
 
@@ -769,7 +770,7 @@ def test_rolling_over_needs_the_gm_and_comes_before_being_taken_out():
     luwe_ = t.f("luwe")
     assert luwe_.rolled_over and luwe_.out and "Wounded" in luwe_.conditions and "Taken out" not in luwe_.conditions
     assert not t.state.hits[0].open  # the pending damage no longer matters
-    assert luwe_.id not in [e.fighter for e in [ex._next_turn(t.state)] if e]
+    assert luwe_.id not in [e.fighter for e in [next_turn(t.state)] if e]
 
 
 def test_breathers_restore_fortune_and_end_the_encounter():
@@ -1185,6 +1186,15 @@ def test_unseen_enemies_stay_unnamed_for_players():
     [e] = t.do(ex.Attack(actor="grunt", action="ranged_attack", weapon="pistol", target="luwe"), faces=[1, 2, 3])
     assert ex.describe(t.state, e, gm=False).startswith("Someone unseen makes a Ranged Attack")
     assert ex.describe(t.state, e).startswith("Grunt makes")
+
+
+def test_players_read_a_pcs_numbers_in_the_log_even_before_a_player_takes_it():
+    """The log asks the core's Sight, like the table: a PC's Fortune is open to everyone, an enemy's is not."""
+    state = encounter(replace(luwe(), owner=None), furo(), boss(), grunt())
+    t = boss_hits_luwe(state=state)
+    before = t.state
+    [e] = t.do(ex.SpendFortune(actor="luwe", points=5))
+    assert ex.describe(before, e, gm=False) == "Luwe spends 5 Fortune on the damage; 7 damage remains."
 
 
 def test_state_events_and_commands_round_trip_through_json():

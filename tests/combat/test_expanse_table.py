@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from campaigns.models import Character
 from combat import fragments, review, services
 from combat.models import Encounter, EncounterEvent
+from combat.rules import expanse as ex
 from combat.rules.dice import ScriptedDice
-from combat.rules.expanse import engine as ex
 from combat.tables import expanse as table
 from tests.combat.helpers import combatant_key, state_of, valid_sheet
 

@@ -7,9 +7,34 @@ dice, breathers and initiative show on the dice charts but are not tests of thei
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from combat.rules.expanse import engine as ex
+from combat.rules.core import Event
+from combat.rules.expanse.events import (
+    Activated,
+    Aimed,
+    Blasted,
+    BreathersTaken,
+    ConditionTaken,
+    Defended,
+    DieChanged,
+    FortuneSpent,
+    GuardedUp,
+    GuardTransferred,
+    InitiativeRolled,
+    JamCleared,
+    Moved,
+    Prepared,
+    Pressed,
+    Ran,
+    Readied,
+    StoodFirm,
+    StuntSpent,
+    Tested,
+    TurnStarted,
+)
+from combat.rules.expanse.evolve import evolve
+from combat.rules.expanse.state import Hit, State, TestRecord, known
 
 
 @dataclass(frozen=True)
@@ -35,18 +60,17 @@ class Facts:
     damage: tuple[tuple[str, str, int], ...] = ()  # (source, target, damage past Toughness)
     sp_earned: int = 0
     sp_spent: int = 0
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, int] = field(default_factory=dict)
 
 
-ACTIONS = (ex.Defended, ex.Ran, ex.Moved, ex.Activated, ex.Aimed, ex.GuardedUp, ex.Prepared, ex.Pressed, ex.Readied,
-           ex.StoodFirm, ex.JamCleared)
+ACTIONS = (Defended, Ran, Moved, Activated, Aimed, GuardedUp, Prepared, Pressed, Readied, StoodFirm, JamCleared)
 
 
-def _taken(h) -> int:
+def _taken(h: Hit) -> int:
     return h.after_toughness - h.transferred
 
 
-def _damage(before: ex.State, after: ex.State) -> tuple[tuple[str, str, int], ...]:
+def _damage(before: State, after: State) -> tuple[tuple[str, str, int], ...]:
     """How the damage waiting on everyone changed: new hits, hits taken back, Toughness overcome, guardians."""
     old = {h.id: h for h in before.hits}
     new = {h.id: h for h in after.hits}
@@ -61,7 +85,7 @@ def _damage(before: ex.State, after: ex.State) -> tuple[tuple[str, str, int], ..
     return tuple(out)
 
 
-def _test_rolls(t: ex.TestRecord) -> tuple[RollFact, ...]:
+def _test_rolls(t: TestRecord) -> tuple[RollFact, ...]:
     rolls = [RollFact(6, t.faces, t.success, t.doubles, t.entered)]
     if t.damage_faces:
         rolls.append(RollFact(t.damage_sides, t.damage_faces, None, False, t.damage_entered, counted=False))
@@ -70,47 +94,47 @@ def _test_rolls(t: ex.TestRecord) -> tuple[RollFact, ...]:
     return tuple(rolls)
 
 
-def facts(state: ex.State, event) -> Facts:
+def facts(state: State, event: Event) -> Facts:
     """Facts of `event` applied to `state` (the state just before it)."""
-    after = ex.evolve(state, event)
-    base = {"round": state.round, "phase": 0, "turn": state.turn, "damage": _damage(state, after)}
-    if isinstance(event, ex.TurnStarted):
-        return Facts(**{**base, "round": event.round, "turn": event.fighter}, actor=event.fighter)
-    if isinstance(event, ex.Tested):
-        t = event.test
-        return Facts(**base, actor=t.fighter, action=event.slot != "none", rolls=_test_rolls(t), sp_earned=t.sp)
-    if isinstance(event, ex.DieChanged):
-        old, new = state.test(event.test), after.test(event.test)
+    after = evolve(state, event)
+    base = Facts(round=state.round, phase=0, turn=state.turn, actor="", damage=_damage(state, after))
+    if isinstance(event, TurnStarted):
+        return replace(base, round=event.round, turn=event.fighter, actor=event.fighter)
+    if isinstance(event, Tested):
+        t = known(event.test, "The test")
+        return replace(base, actor=t.fighter, action=event.slot != "none", rolls=_test_rolls(t), sp_earned=t.sp)
+    if isinstance(event, DieChanged):
+        old, new = known(state.test(event.test), "The test"), known(after.test(event.test), "The test")
         changed = RollFact(6, (event.face,), None, False, False, counted=False)
-        return Facts(**base, actor=event.fighter, rolls=(changed,), sp_earned=new.sp - old.sp,
-                     extra={"fortune_on_dice": event.cost})
-    if isinstance(event, ex.StuntSpent):
-        rolls = ()
+        return replace(base, actor=event.fighter, rolls=(changed,), sp_earned=new.sp - old.sp,
+                       extra={"fortune_on_dice": event.cost})
+    if isinstance(event, StuntSpent):
+        rolls: tuple[RollFact, ...] = ()
         if event.opposed is not None:
             o = event.opposed
             rolls = (RollFact(6, o.attacker_faces, not o.held, False, False, counted=False),
                      RollFact(6, o.defender_faces, o.held, False, False, counted=False))
-        return Facts(**base, actor=event.fighter, rolls=rolls, sp_spent=event.points)
-    if isinstance(event, ex.InitiativeRolled):
-        return Facts(**base, actor="", rolls=tuple(RollFact(6, r.faces, None, False, False, counted=False)
-                                                   for r in event.rolls))
-    if isinstance(event, ex.Blasted):
+        return replace(base, actor=event.fighter, rolls=rolls, sp_spent=event.points)
+    if isinstance(event, InitiativeRolled):
+        return replace(base, rolls=tuple(RollFact(6, r.faces, None, False, False, counted=False)
+                                         for r in event.rolls))
+    if isinstance(event, Blasted):
         rolls = (RollFact(6, event.faces, None, False, False, counted=False),) if event.faces else ()
-        return Facts(**base, actor=event.thrower, rolls=rolls)
-    if isinstance(event, ex.ConditionTaken):
-        return Facts(**base, actor=event.fighter, rolls=(RollFact(6, (event.roll,), None, False, False,
+        return replace(base, actor=event.thrower, rolls=rolls)
+    if isinstance(event, ConditionTaken):
+        return replace(base, actor=event.fighter, rolls=(RollFact(6, (event.roll,), None, False, False,
                                                                   counted=False),))
-    if isinstance(event, ex.BreathersTaken):
-        return Facts(**base, actor="", rolls=tuple(RollFact(6, (r.face,), None, False, False, counted=False)
-                                                   for r in event.rolls))
-    if isinstance(event, ex.FortuneSpent):
-        return Facts(**base, actor=event.fighter, extra={"fortune_on_damage": event.points})
-    if isinstance(event, ex.GuardTransferred):
-        return Facts(**base, actor=event.guardian)
+    if isinstance(event, BreathersTaken):
+        return replace(base, rolls=tuple(RollFact(6, (r.face,), None, False, False, counted=False)
+                                         for r in event.rolls))
+    if isinstance(event, FortuneSpent):
+        return replace(base, actor=event.fighter, extra={"fortune_on_damage": event.points})
+    if isinstance(event, GuardTransferred):
+        return replace(base, actor=event.guardian)
     if isinstance(event, ACTIONS):
-        return Facts(**base, actor=event.fighter, action=getattr(event, "slot", "turn") != "none")
+        return replace(base, actor=event.fighter, action=getattr(event, "slot", "turn") != "none")
     actor = getattr(event, "fighter", "") or getattr(event, "target", "")
-    return Facts(**base, actor=actor)
+    return replace(base, actor=actor)
 
 
 # (key, label, GM-only): stunt points are spent in the open, so everyone may see both.

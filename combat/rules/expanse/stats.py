@@ -17,7 +17,7 @@ ARMOUR = {
     "power": ("Power armour", 12, 0),
 }
 
-# The weapon types of the seed's damage and range tables (the engine's `tables.WEAPONS`, by label).
+# The weapon types of the seed's damage and range tables (the engine's `rulebook.WEAPONS`, by label).
 WEAPONS = (
     "Unarmed", "Makeshift weapon", "Light melee weapon", "Heavy melee weapon", "Pistol", "Rifle", "Bow",
     "Thrown weapon", "Grenade",

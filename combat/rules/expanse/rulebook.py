@@ -1,4 +1,4 @@
-"""The Expanse (AGE) tables as data: the seed's tables, the common combat stunts, and the engine's numbers.
+"""The Expanse (AGE) rulebook as data: the seed's tables, the common combat stunts, and the engine's numbers.
 
 Everything the engine looks up lives here so a GM (or a later change) can extend it without touching the
 rules: weapons and their damage, ranges, cover, object target numbers, shields, the stunt list, Churn.
