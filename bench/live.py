@@ -32,7 +32,7 @@ DESCRIBE_DEMO = """
 import json
 from campaigns.models import Campaign
 from combat.models import Encounter
-from combat.services import load_state
+from combat.store import load_state
 enc = Encounter.objects.select_related("campaign").get(name="Ambush at the derelict relay")
 state = load_state(enc)
 print(json.dumps({"campaign": enc.campaign_id, "encounter": enc.pk,

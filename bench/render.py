@@ -47,12 +47,12 @@ def _built(events: int, pcs: int, enemies: int, tag: str):
     """A long encounter (bench.setup), its state, its PCs' owners, and one broadcast's renders of it: one
     Renderer for the GM's, the players' and every owner's fragments."""
     from bench.setup import long_encounter
-    from combat import fragments, services
+    from combat import fragments, store
     from combat.models import Encounter
 
     built = long_encounter(events, pcs=pcs, enemies=enemies, tag=tag)
     encounter = Encounter.objects.select_related("campaign").get(pk=built.pk)
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     owners = sorted({f.owner for f in state.pcs() if f.owner})
 
     def broadcast_set():

@@ -33,7 +33,7 @@ def peak_kib(fn) -> float:
 
 def run(lines: list[str]) -> None:
     from bench.setup import long_encounter
-    from combat import exports, services
+    from combat import exports, store
     from combat.models import EncounterEvent
     from combat.rules.burn_bryte import engine as bb
     from combat.rules.core import replay
@@ -41,11 +41,11 @@ def run(lines: list[str]) -> None:
     for size in (1_000, 10_000):
         encounter = long_encounter(size)
         n = encounter.events.count()
-        snapshot = best_of(lambda: services.load_state(type(encounter).objects.get(pk=encounter.pk)))
-        rebuild = best_of(lambda: replay(bb.evolve, services.load_initial(encounter), services.load_log(encounter)),
+        snapshot = best_of(lambda: store.load_state(type(encounter).objects.get(pk=encounter.pk)))
+        rebuild = best_of(lambda: replay(bb.evolve, store.load_initial(encounter), store.load_log(encounter)),
                           runs=3)
-        assert replay(bb.evolve, services.load_initial(encounter), services.load_log(encounter)) == \
-            services.load_state(encounter)
+        assert replay(bb.evolve, store.load_initial(encounter), store.load_log(encounter)) == \
+            store.load_state(encounter)
         lines.append(f"| replay {n:,} events | {rebuild * 1000:,.1f} ms | load snapshot {snapshot * 1000:,.2f} ms "
                      f"| {rebuild / snapshot:,.0f}× |")
 

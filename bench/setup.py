@@ -48,7 +48,7 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
     each) against `enemies` copies of one NPC, built with the rules core and bulk inserts."""
     from campaigns import services as campaign_services
     from campaigns.models import Character, Membership, User
-    from combat import services
+    from combat import services, store
     from combat.models import EncounterEvent, LogCheckpoint
     from combat.rules.burn_bryte import engine as bb
     from combat.rules.core import WORDING, to_json, wording
@@ -68,7 +68,7 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
     encounter = services.start_encounter(
         services.create_encounter(campaign, gm, name="Long fight", model="burn_bryte", pcs=characters,
                                   enemies=[(npc, enemies)]), gm)
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     pc_keys = [f"pc{p.pk}" for p in characters]
     enemy_keys = [f"npc{npc.pk}-{n}" for n in range(1, enemies + 1)]
     rows, checkpoints, seq = [], [], 0
@@ -83,7 +83,7 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
                                        idempotency_key=f"b{seq}", gm_text=gm_text, players_text=players_text,
                                        wording=WORDING))
             state = bb.evolve(state, event)
-            if seq % services.CHECKPOINT_EVERY == 0:  # as services.submit leaves them
+            if seq % store.CHECKPOINT_EVERY == 0:  # as services.submit leaves them
                 checkpoints.append(LogCheckpoint(encounter=encounter, seq=seq, state=to_json(state)))
 
     while seq < events:

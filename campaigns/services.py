@@ -3,12 +3,9 @@
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from campaigns.errors import ServiceError
 from campaigns.models import Campaign, Character, Invite, Membership
 from campaigns.selectors import gm_count
-
-
-class ServiceError(Exception):
-    """A refusal with a sentence for the person who asked."""
 
 
 @transaction.atomic

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import ics, selectors, sessions
 from campaigns.models import CalendarFeed
-from campaigns.services import ServiceError
+from campaigns.errors import ServiceError
 from campaigns.session_forms import CancelSessionForm, RsvpForm, SessionForm
 
 

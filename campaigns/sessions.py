@@ -21,7 +21,7 @@ from campaigns.models import (
     new_calendar_token,
     parse_reminder_offsets,
 )
-from campaigns.services import ServiceError
+from campaigns.errors import ServiceError
 
 
 def _lock(session: GameSession) -> GameSession:

@@ -21,7 +21,9 @@ import logging
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from combat import fragments
 from combat.models import Encounter
+from combat.store import load_state
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +49,6 @@ def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None,
     """Render and send. `encounter`: the row just committed (saves reading it again), else it is read; `state`:
     its state, if the caller has it (saves decoding it again). `players`: False when the change is one players
     may not learn of (only entries hidden from them): they get no frame, as if it had not happened."""
-    from combat import fragments
-    from combat.services import load_state
-
     try:
         if encounter is None:
             encounter = Encounter.objects.select_related("campaign").get(pk=encounter_id)

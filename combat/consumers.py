@@ -6,6 +6,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from campaigns.models import Membership
+from combat import fragments, store
 from combat.broadcast import gm_group, players_group
 from combat.models import Encounter
 
@@ -78,10 +79,8 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     @database_sync_to_async
     def _snapshot(self, user) -> str | None:
-        from combat import fragments, services
-
         encounter = Encounter.objects.select_related("campaign").get(pk=self.encounter_id)
         membership = Membership.objects.filter(campaign_id=encounter.campaign_id, user=user).first()
         if membership is None:
             return None
-        return fragments.for_viewer(encounter, services.load_state(encounter), membership)
+        return fragments.for_viewer(encounter, store.load_state(encounter), membership)

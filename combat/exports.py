@@ -25,7 +25,7 @@ from django.utils import timezone
 from combat.models import Encounter, EncounterEvent
 from combat.review import may_see_gm_only, unseen
 from combat.rules.core import RuleError, Undone, from_json, is_marker, replay, sentence, to_json
-from combat.services import engine_for, load_initial
+from combat.store import engine_for, load_initial
 
 SCHEMA = "fray.encounter-export"
 VERSION = 1
@@ -251,7 +251,7 @@ def import_encounter(campaign, user, data: dict) -> Encounter:
             EncounterEvent.objects.create(encounter=encounter, seq=e["seq"], batch=e["batch"], kind=e["kind"],
                                           payload=payload, audience=e["audience"], actor=None,
                                           idempotency_key=f"import-{e['seq']}")
-        from combat.services import load_log
+        from combat.store import load_log
 
         try:
             state = replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter))

@@ -14,7 +14,7 @@ from functools import cached_property
 from django.template.loader import render_to_string
 
 from combat import selectors, tables
-from combat.services import load_log_tail
+from combat.store import load_log_tail
 
 
 class Renderer:

@@ -5,6 +5,7 @@ from django.utils.functional import cached_property
 from django.utils.text import slugify
 
 from combat.rules import registry
+from combat.rules.core import as_players_know, from_json
 
 
 class Encounter(models.Model):
@@ -70,8 +71,6 @@ class Encounter(models.Model):
         spec = registry.get(self.model)
         if not spec.playable or not self.state:
             return self.get_status_display()
-        from combat.rules.core import as_players_know, from_json
-
         state = from_json(spec.engine.State, self.state)
         verdict = spec.engine.outcome(state if gm else as_players_know(state))
         if self.status == self.Status.ACTIVE:

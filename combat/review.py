@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from combat import tables
 from combat.models import Encounter
 from combat.rules.core import MARKER_SENTENCES, active_events, is_marker, seen_by_party
-from combat.services import engine_for, load_initial, load_log
+from combat.store import engine_for, load_initial, load_log
 
 
 @dataclass

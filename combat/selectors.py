@@ -7,11 +7,11 @@ import secrets
 
 from django.db import connection
 
-from campaigns.models import Membership
+from campaigns.models import Character, Membership
 from combat import tables
 from combat.models import Encounter, EncounterEvent
 from combat.rules.core import MARKER_SENTENCES, WORDING, Undone, active_events, sentence
-from combat.services import engine_for, load_initial, load_log
+from combat.store import engine_for, load_initial, load_log
 
 LOG_LIMIT = 30  # entries on the live table's log
 LOG_WINDOW = 4 * LOG_LIMIT  # entries put into words to find them (some may be hidden from the viewer)
@@ -46,8 +46,6 @@ def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None, 
 
 def _npc_notes(encounter: Encounter) -> list[tuple[str, str]]:
     """GM notes of the NPC kinds in this encounter (GM view only)."""
-    from campaigns.models import Character
-
     rows = (Character.objects.filter(combatants__encounter=encounter, kind=Character.Kind.NPC)
             .exclude(gm_notes="").distinct().values_list("name", "gm_notes"))
     return list(rows)

@@ -14,11 +14,23 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Character, Membership
+from combat import store, tables
+from combat.broadcast import broadcast
 from combat.models import Combatant, Encounter, EncounterEvent, LogCheckpoint
-from combat import tables
 from combat.rules import registry
-from combat.rules.core import (MARKER_SENTENCES, Ended, Logged, RuleError, Undone, coerce_form, from_json, replay,
-                               WORDING, to_json, wording)
+from combat.rules.core import (
+    MARKER_SENTENCES,
+    WORDING,
+    Ended,
+    RuleError,
+    Undone,
+    clean_settings,
+    coerce_form,
+    from_json,
+    replay,
+    to_json,
+    wording,
+)
 from combat.rules.dice import Dice
 
 log = logging.getLogger(__name__)
@@ -43,45 +55,6 @@ class Result:
     duplicate: bool = False
 
 
-def engine_for(encounter: Encounter):
-    model = registry.get(encounter.model)
-    if not tables.playable(model.key):
-        raise RuleError(f"{model.name} encounters cannot be played yet.")
-    return model.engine
-
-
-def load_state(encounter: Encounter):
-    return from_json(engine_for(encounter).State, encounter.state)
-
-
-def load_initial(encounter: Encounter):
-    return from_json(engine_for(encounter).State, encounter.initial)
-
-
-def load_log(encounter: Encounter, after: int = 0) -> list[Logged]:
-    """The log in order; `after`: only the entries after that seq."""
-    codec = engine_for(encounter).CODEC
-    rows = (EncounterEvent.objects.filter(encounter_id=encounter.pk, seq__gt=after).order_by("seq")
-            .values_list("seq", "payload"))
-    return [Logged(seq=seq, event=codec.event_from_json(payload)) for seq, payload in rows]
-
-
-CHECKPOINT_EVERY = 100  # a LogCheckpoint each time the log passes a multiple of this many entries
-
-
-def load_log_tail(encounter: Encounter, keep: int):
-    """(the state before the first entry returned, the entries): the log after the newest checkpoint that leaves
-    at least `keep` entries, else (None, the whole log): None stands for the initial state. A render replays
-    only these."""
-    if encounter.version >= CHECKPOINT_EVERY + keep:  # else no checkpoint can leave `keep` entries: no query
-        checkpoint = (LogCheckpoint.objects.filter(encounter_id=encounter.pk, seq__lte=encounter.version - keep)
-                      .order_by("-seq").values_list("seq", "state").first())
-        if checkpoint is not None:
-            seq, state = checkpoint
-            return from_json(engine_for(encounter).State, state), load_log(encounter, after=seq)
-    return None, load_log(encounter)
-
-
 # --- building and starting ------------------------------------------------------------------------------
 
 @transaction.atomic
@@ -92,8 +65,6 @@ def create_encounter(campaign, user, *, name, model, pcs, enemies, ship=None, se
     spec = registry.get(model)
     if not tables.playable(model):
         raise RuleError(f"{spec.name} encounters cannot be played yet.")
-    from combat.rules.core import clean_settings
-
     encounter = Encounter.objects.create(
         campaign=campaign, name=name, model=model, ship=ship, session=session, created_by=user,
         settings=clean_settings(spec.settings, settings), setup=setup or {},
@@ -110,11 +81,20 @@ def create_encounter(campaign, user, *, name, model, pcs, enemies, ship=None, se
 
 
 @transaction.atomic
+def delete_draft(encounter: Encounter) -> None:
+    """A draft that was never played can go; a started encounter's log is kept for ever."""
+    encounter = Encounter.objects.select_for_update().get(pk=encounter.pk)
+    if encounter.status != Encounter.Status.DRAFT:
+        raise RuleError("Only a draft can be deleted; a played encounter keeps its log.")
+    encounter.delete()
+
+
+@transaction.atomic
 def start_encounter(encounter: Encounter, user) -> Encounter:
     encounter = Encounter.objects.select_for_update().get(pk=encounter.pk)
     if encounter.status != Encounter.Status.DRAFT:
         raise RuleError("This encounter has already started.")
-    engine = engine_for(encounter)
+    engine = store.engine_for(encounter)
     combatants = list(encounter.combatants.select_related("character"))
     state = tables.get(encounter.model).initial_state(engine, encounter, combatants)
     encounter.initial = encounter.state = to_json(state)
@@ -210,7 +190,7 @@ def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_for
                 return Result(ok=False, error="This action arrived without its key; reload the page and try again.")
             if encounter.status == Encounter.Status.DRAFT:
                 raise RuleError("This encounter is not running.")
-            engine = engine_for(encounter)
+            engine = store.engine_for(encounter)
             command = state = None
             if name in (UNDO, END):
                 if not membership.is_gm:
@@ -266,14 +246,14 @@ def _append(encounter, engine, state, events, user, key) -> list[int]:
         seqs.append(seq)
     encounter.state = to_json(state)
     encounter.save(update_fields=["state", "version", "players_version"])
-    if encounter.version // CHECKPOINT_EVERY > (first - 1) // CHECKPOINT_EVERY:
+    if encounter.version // store.CHECKPOINT_EVERY > (first - 1) // store.CHECKPOINT_EVERY:
         LogCheckpoint.objects.create(encounter=encounter, seq=encounter.version, state=encounter.state)
     _broadcast_on_commit(encounter, state, players=encounter.players_version != seen_by_players)
     return seqs
 
 
 def _undo(encounter, user, key) -> Result:
-    engine = engine_for(encounter)
+    engine = store.engine_for(encounter)
     rows = list(encounter.events.order_by("seq").values_list("seq", "batch", "payload", "audience", "players_text"))
     undone = set()
     for _, _, payload, _, _ in rows:
@@ -288,7 +268,7 @@ def _undo(encounter, user, key) -> Result:
     marker = Undone(seqs=tuple(seq for seq, _ in undone_now), gm_only=not any(read for _, read in undone_now))
     seq = _append_marker(encounter, engine, marker, user, key)
     encounter.checkpoints.filter(seq__gte=min(marker.seqs)).delete()  # the state after them has changed
-    encounter.state = to_json(replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter)))
+    encounter.state = to_json(replay(engine.evolve, store.load_initial(encounter), store.load_log(encounter)))
     encounter.save(update_fields=["state", "version", "players_version"])
     _broadcast_on_commit(encounter, players=not marker.gm_only)
     return Result(ok=True, seqs=[seq])
@@ -309,7 +289,7 @@ def _append_marker(encounter, engine, marker, user, key) -> int:
 def _end(encounter, user, key) -> Result:
     """Write back what persists (the model's table decides); what does not (Advantages, Collapse points, stunt
     points) ends here."""
-    engine = engine_for(encounter)
+    engine = store.engine_for(encounter)
     state = from_json(engine.State, encounter.state)
     table = tables.get(encounter.model)
     if hasattr(table, "write_back"):
@@ -337,8 +317,6 @@ def write_back_characters(encounter: Encounter, keep: dict[str, dict]) -> None:
 
 def _broadcast_on_commit(encounter: Encounter, state=None, players: bool = True) -> None:
     """`players`: whether players learn of this change; an action they read nothing of sends them no frame."""
-    from combat.broadcast import broadcast
-
     # robust: whatever goes wrong while broadcasting, the committed action and its response stand. The row as
     # committed goes along, and the state if the caller has it, so the broadcast need not read them again.
     transaction.on_commit(lambda: broadcast(encounter.pk, encounter, state, players=players), robust=True)

@@ -8,10 +8,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import escape
 from django.views.decorators.http import require_POST
 
 from campaigns.selectors import gm_membership_or_404, membership_or_404
-from combat import fragments, selectors, services, tables
+from combat import fragments, selectors, services, store, tables
 from combat.forms import EncounterForm
 from combat.models import Encounter
 from combat.rules.core import RuleError
@@ -64,7 +65,7 @@ def encounter_detail(request, campaign_id, encounter_id):
             "combatants": encounter.combatants.select_related("character", "owner"),
             "settings": _setting_labels(encounter),
         })
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     # With the request, the fragments' forms carry their CSRF tokens: they work as plain forms without htmx.
     html = fragments.Renderer(encounter, state, request=request).for_viewer(membership)
     if request.htmx:
@@ -99,11 +100,11 @@ def encounter_act(request, campaign_id, encounter_id):
         return redirect("encounter", campaign_id, encounter_id)
     if render is None:  # refused: nothing changed, nothing was broadcast
         encounter = _encounter_or_404(membership, encounter_id)
-        render = fragments.Renderer(encounter, services.load_state(encounter))
+        render = fragments.Renderer(encounter, store.load_state(encounter))
     html = render.for_viewer(membership)
     notice = result.error if not result.ok else ""
     html += (f'<p id="enc-{encounter_id}-notice" hx-swap-oob="true" class="notice{" error-box" if notice else ""}" '
-             f'role="alert">{_escape(notice)}</p>')
+             f'role="alert">{escape(notice)}</p>')
     return HttpResponse(html, status=200)
 
 
@@ -136,10 +137,11 @@ def encounter_delete(request, campaign_id, encounter_id):
     """A draft that was never played can go; a started encounter's log is kept for ever."""
     membership = gm_membership_or_404(request.user, campaign_id)
     encounter = _encounter_or_404(membership, encounter_id)
-    if encounter.status != Encounter.Status.DRAFT:
-        messages.error(request, "Only a draft can be deleted; a played encounter keeps its log.")
+    try:
+        services.delete_draft(encounter)
+    except RuleError as exc:
+        messages.error(request, str(exc))
         return redirect(encounter)
-    encounter.delete()
     messages.success(request, f"The draft “{encounter.name}” is deleted.")
     return redirect("encounters", campaign_id)
 
@@ -177,12 +179,6 @@ def _action_key(form_key: str, command: str, data: dict) -> str:
         return ""
     digest = hashlib.sha256(json.dumps([command, sorted(data.items())]).encode()).hexdigest()[:16]
     return f"{form_key[:44]}:{digest}"
-
-
-def _escape(text: str) -> str:
-    from django.utils.html import escape
-
-    return escape(text)
 
 
 @login_required

@@ -1,6 +1,6 @@
 """Small helpers the combat models' table tests share."""
 
-from combat import services
+from combat import store
 from combat.rules import registry
 
 
@@ -20,7 +20,7 @@ def combatant_key(character, n=None) -> str:
 def state_of(encounter):
     """The encounter's state as stored now."""
     encounter.refresh_from_db()
-    return services.load_state(encounter)
+    return store.load_state(encounter)
 
 
 def unword(encounter) -> None:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from combat import fragments, selectors, services
+from combat import fragments, selectors, services, store
 from combat.models import LogCheckpoint
 from combat.rules.burn_bryte import engine as bb
 from combat.rules.core import active_events, replay, to_json
@@ -46,16 +46,16 @@ def start(campaign, gm, pc, npc):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS, limit=st.integers(1, 6))
 def test_the_tail_from_a_checkpoint_is_worded_as_the_whole_log(campaign, gm, pc, npc, monkeypatch, ops, limit):
-    monkeypatch.setattr(services, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(store, "CHECKPOINT_EVERY", 3)
     encounter = start(campaign, gm, pc, npc)
     play(encounter, gm, pc, npc, ops)
-    live = active_events(services.load_log(encounter))  # as the log stands now, undos and all
+    live = active_events(store.load_log(encounter))  # as the log stands now, undos and all
     for seq, state in encounter.checkpoints.values_list("seq", "state"):  # each: the live entries up to it
         upto = [item for item in live if item.seq <= seq]
-        assert state == to_json(replay(bb.evolve, services.load_initial(encounter), upto))
-    tail_start, tail = services.load_log_tail(encounter, keep=2 * limit)
+        assert state == to_json(replay(bb.evolve, store.load_initial(encounter), upto))
+    tail_start, tail = store.load_log_tail(encounter, keep=2 * limit)
     for gm_view in (True, False):
-        whole = selectors.log_view(encounter, gm_view, limit=limit, log=services.load_log(encounter))
+        whole = selectors.log_view(encounter, gm_view, limit=limit, log=store.load_log(encounter))
         assert selectors.log_view(encounter, gm_view, limit=limit, log=tail, start=tail_start) == whole
 
 
@@ -75,7 +75,7 @@ def test_the_stored_words_are_the_words_a_replay_of_the_log_gives(campaign, gm, 
     play(encounter, gm, pc, npc, ops)
     for gm_view in (True, False):
         stored = selectors.log_view(encounter, gm_view, limit=limit)
-        replayed = selectors.log_view(encounter, gm_view, limit=limit, log=services.load_log(encounter))
+        replayed = selectors.log_view(encounter, gm_view, limit=limit, log=store.load_log(encounter))
         assert [(e["seq"], e["undone"], e["gm_only"]) for e in stored] == \
             [(e["seq"], e["undone"], e["gm_only"]) for e in replayed]
         assert [e["text"] for e in stored if not e["undone"]] == [e["text"] for e in replayed if not e["undone"]]
@@ -88,7 +88,7 @@ def test_a_long_log_is_read_in_its_words_and_without_them_replayed_from_its_newe
     encounter = start(campaign, gm, pc, npc)
     play(encounter, gm, pc, npc, ["hurt", "heal"] * 160)  # 320 entries
     assert list(encounter.checkpoints.values_list("seq", flat=True)) == [100, 200, 300]
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     replayed = []
     evolve = bb.evolve
     monkeypatch.setattr(bb, "evolve", lambda s, event: replayed.append(event) or evolve(s, event))
@@ -113,7 +113,7 @@ def test_an_undo_reaching_back_past_a_checkpoint_deletes_it(campaign, gm, pc, np
     assert list(encounter.checkpoints.values_list("seq", flat=True)) == [100]
     play(encounter, gm, pc, npc, ["undo"])  # undoes entry 100 itself
     assert not encounter.checkpoints.exists()
-    assert services.load_log_tail(encounter, keep=0) == (None, services.load_log(encounter))
+    assert store.load_log_tail(encounter, keep=0) == (None, store.load_log(encounter))
 
 
 def test_a_viewer_who_sees_little_of_the_tail_gets_entries_from_before_it(campaign, gm, pc, npc, monkeypatch):
@@ -128,7 +128,7 @@ def test_a_viewer_who_sees_little_of_the_tail_gets_entries_from_before_it(campai
     stored = selectors.log_view(encounter, False)  # in the stored words: one query finds them
     assert len(stored) == selectors.LOG_LIMIT and all("Luwe" in e["text"] for e in stored)
     unword(encounter)
-    start_state, tail = services.load_log_tail(encounter, keep=selectors.LOG_WINDOW)
+    start_state, tail = store.load_log_tail(encounter, keep=selectors.LOG_WINDOW)
     assert start_state is not None and {item.event.target[:3] for item in tail} == {"npc"}
     players = selectors.log_view(encounter, False, log=tail, start=start_state)
     assert len(players) == selectors.LOG_LIMIT and all("Luwe" in e["text"] for e in players)

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import Character
-from combat import services
+from combat import services, store
 from combat.models import Combatant, Encounter, EncounterEvent
 
 pytestmark = pytest.mark.django_db
@@ -163,7 +163,7 @@ def test_gm_starts_the_draft_and_the_table_shows(gm, player, draft, pc):
     draft.refresh_from_db()
     assert draft.status == Encounter.Status.ACTIVE and draft.started_at is not None
     # The settings chosen for the draft hold: the PCs surprised the enemies, so round 1 starts with their turns.
-    assert services.load_state(draft).phase == 2
+    assert store.load_state(draft).phase == 2
     # Now the players see it too.
     assert "Luwe" in logged_in(player).get(draft.get_absolute_url()).content.decode()
 

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from campaigns.models import Character
-from combat import fragments, review, services
+from combat import fragments, review, services, store
 from combat.models import Encounter, EncounterEvent
 from combat.rules import expanse as ex
 from combat.rules.dice import ScriptedDice
@@ -110,18 +110,18 @@ def post(client, enc, command, key_=None, **data):
 
 def me(enc, user):
     enc.refresh_from_db()
-    return fragments.me_html(enc, services.load_state(enc), user.pk)
+    return fragments.me_html(enc, store.load_state(enc), user.pk)
 
 
 def player_html(enc, user):
     enc.refresh_from_db()
-    state = services.load_state(enc)
+    state = store.load_state(enc)
     return fragments.for_players(enc, state) + fragments.me_html(enc, state, user.pk)
 
 
 def gm_html(enc):
     enc.refresh_from_db()
-    return fragments.for_gm(enc, services.load_state(enc))
+    return fragments.for_gm(enc, store.load_state(enc))
 
 
 def notice(response) -> str:
@@ -156,7 +156,7 @@ def test_the_builder_offers_the_expanse_settings_and_starts_an_encounter(gm_clie
     response = gm_client.post(url, form)
     assert response.status_code == 302
     encounter = Encounter.objects.get()
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     assert encounter.status == "active" and state.settings["entered_dice"] is True
     assert {s.name for s in state.stunts} >= {"Called Shot", "Feint", "Lightning Attack"}
     assert sorted(f.name for f in state.fighters) == ["Marcus", "Rosa", "Thug 1", "Thug 2"]
@@ -617,7 +617,7 @@ def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, pl
         assert notice(response) == ""
         with CaptureQueriesContext(connection) as render_q:
             encounter.refresh_from_db()
-            state = services.load_state(encounter)
+            state = store.load_state(encounter)
             fragments.for_gm(encounter, state)
             fragments.for_players(encounter, state)
             fragments.me_html(encounter, state, player.pk)
@@ -685,7 +685,7 @@ def test_the_review_page_exports_and_player_view_work(fought, client, gm, player
     out = io.StringIO()
     exports.write_json(fought, True, out)
     copy = exports.import_encounter(fought.campaign, gm, json.loads(out.getvalue()))
-    assert services.load_state(copy) == services.load_state(fought)
+    assert store.load_state(copy) == store.load_state(fought)
     body = client_for_user(client, player).get(reverse("encounter_log", args=[fought.campaign_id, fought.pk]))
     assert body.status_code == 200 and SECRET_NUMBERS not in body.content.decode()
 

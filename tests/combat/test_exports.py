@@ -7,7 +7,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from combat import exports, services
+from combat import exports, store
 from combat.models import Encounter, ExportJob
 from combat.tasks import run_export
 from tests.combat.test_review import fought  # noqa: F401  (a scripted fight with a GM-only event and an undo)
@@ -28,7 +28,7 @@ def test_json_is_versioned_and_imports_back_to_the_same_state(fought, campaign, 
     assert count == len(data["events"]) == fought.events.count()
     copy = exports.import_encounter(campaign, gm, data)
     assert copy.pk != fought.pk
-    assert services.load_state(copy) == services.load_state(fought)
+    assert store.load_state(copy) == store.load_state(fought)
     assert copy.events.count() == fought.events.count()
 
 
@@ -140,7 +140,7 @@ def test_gm_imports_an_export_from_the_encounters_page(fought, client, gm, playe
     response = client.post(url, {"file": SimpleUploadedFile("relay.json", text.encode())}, follow=True)
     copy = Encounter.objects.exclude(pk=fought.pk).get()
     assert "it replays to the exported state" in response.content.decode()
-    assert services.load_state(copy) == services.load_state(fought)
+    assert store.load_state(copy) == store.load_state(fought)
     for junk, sentence in ((b"{not json", "That file is not valid JSON."),
                            (b'{"schema": "fray.encounter-export", "version": 1, "complete": true}',
                             "That export is missing parts Fray needs"),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from combat import fragments, services
+from combat import fragments, services, store
 from combat.rules.burn_bryte import engine as bb
 from combat.rules.core import WORDING, active_events
 from combat.rules.dice import ScriptedDice
@@ -23,7 +23,7 @@ def test_a_render_reads_the_stored_words_and_an_unworded_log_is_replayed_once_fo
     for n, (name, data) in enumerate(steps):
         assert services.submit(encounter.pk, gm, name, data, f"k{n}", dice=ScriptedDice(())).ok, name
     encounter.refresh_from_db()
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     alone = fragments.Renderer(encounter, state).for_gm(), fragments.Renderer(encounter, state).for_players()
 
     replayed = []
@@ -40,7 +40,7 @@ def test_a_render_reads_the_stored_words_and_an_unworded_log_is_replayed_once_fo
     render = fragments.Renderer(encounter, state)
     assert [without_form_keys(h) for h in (render.for_gm(), render.for_players())] == [
         without_form_keys(h) for h in together]
-    assert len(replayed) == len(active_events(services.load_log(encounter)))  # once, not once per audience
+    assert len(replayed) == len(active_events(store.load_log(encounter)))  # once, not once per audience
 
 
 def test_words_stored_under_an_older_wording_are_not_shown(campaign, gm, pc, npc):
@@ -51,7 +51,7 @@ def test_words_stored_under_an_older_wording_are_not_shown(campaign, gm, pc, npc
         assert services.submit(encounter.pk, gm, "adjust_health", {"target": f"pc{pc.pk}", "change": change},
                                f"k{n}", dice=ScriptedDice(())).ok
     encounter.refresh_from_db()
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     fresh = fragments.Renderer(encounter, state).for_players()
     encounter.events.update(players_text="Nivick has 3 Health left (GM-ONLY)", wording=WORDING - 1)
     assert fragments.Renderer(encounter, state).for_players() == fresh
@@ -71,7 +71,7 @@ def test_the_phone_shows_each_skills_exact_chance_before_rolling(campaign, gm, p
 
     def phone():
         encounter.refresh_from_db()
-        return fragments.me_html(encounter, services.load_state(encounter), player.pk)
+        return fragments.me_html(encounter, store.load_state(encounter), player.pk)
 
     act(gm, "declare", enemy=f"npc{npc.pk}-1", target=me, text="claw")
     act(gm, "start_players")

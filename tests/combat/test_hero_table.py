@@ -23,7 +23,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Character
-from combat import exports, fragments, review, services
+from combat import exports, fragments, review, services, store
 from combat.models import Encounter, EncounterEvent
 from combat.rules.dice import ScriptedDice
 from tests.combat.test_consumers import sockets  # noqa: F401  (fixture)
@@ -108,18 +108,18 @@ def phone_of(client, user):
 
 def me(enc, user):
     enc.refresh_from_db()
-    return html.unescape(fragments.me_html(enc, services.load_state(enc), user.pk))
+    return html.unescape(fragments.me_html(enc, store.load_state(enc), user.pk))
 
 
 def player_html(enc, user):
     enc.refresh_from_db()
-    state = services.load_state(enc)
+    state = store.load_state(enc)
     return html.unescape(fragments.for_players(enc, state) + fragments.me_html(enc, state, user.pk))
 
 
 def gm_html(enc):
     enc.refresh_from_db()
-    return html.unescape(fragments.for_gm(enc, services.load_state(enc)))
+    return html.unescape(fragments.for_gm(enc, store.load_state(enc)))
 
 
 def text_of(markup: str) -> str:
@@ -157,7 +157,7 @@ def test_the_builder_offers_the_hero_settings_and_starts_an_encounter(gm_client,
     response = gm_client.post(url, form)
     assert response.status_code == 302
     encounter = Encounter.objects.get()
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     assert encounter.status == "active" and not state.started
     assert state.settings["dex_ties"] == "roll" and state.settings["str_end"] == 5
     assert sorted(f.name for f in state.fighters) == ["Agent 1", "Agent 2", "Bulwark", "Kestrel"]
@@ -547,7 +547,7 @@ def test_the_review_page_and_exports_of_a_hero_encounter(fought, client, gm, pla
     out = io.StringIO()
     exports.write_json(Encounter.objects.get(pk=fought.pk), True, out)
     copy = exports.import_encounter(campaign, gm, json.loads(out.getvalue()))
-    assert services.load_state(copy) == services.load_state(fought)
+    assert store.load_state(copy) == store.load_state(fought)
     body = phone_of(client, player).get(reverse("encounter_log", args=[fought.campaign_id, fought.pk]))
     assert body.status_code == 200
     text = body.content.decode()
@@ -568,7 +568,7 @@ def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, pl
         assert notice(response) == ""
         with CaptureQueriesContext(connection) as render_q:
             encounter.refresh_from_db()
-            state = services.load_state(encounter)
+            state = store.load_state(encounter)
             fragments.for_gm(encounter, state)
             fragments.for_players(encounter, state)
             fragments.me_html(encounter, state, player.pk)

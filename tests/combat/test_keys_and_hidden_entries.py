@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from combat import fragments, selectors, services
+from combat import fragments, selectors, services, store
 from combat.models import EncounterEvent
 from combat.rules.dice import ScriptedDice
 
@@ -75,7 +75,7 @@ def test_two_players_sending_the_same_key_each_act_once(ambush, gm, player, othe
 
 
 def test_form_keys_cannot_be_guessed_from_the_table(ambush, gm):
-    state = services.load_state(ambush)
+    state = store.load_state(ambush)
     keys = [re.findall(r'name="key" value="([^"]+)"', fragments.Renderer(ambush, state).for_gm()) for _ in (1, 2)]
     assert keys[0] and len(keys[0]) == len(keys[1])
     assert not set(keys[0]) & set(keys[1])  # the same table rendered twice: no key in common
@@ -86,7 +86,7 @@ def test_form_keys_cannot_be_guessed_from_the_table(ambush, gm):
 
 def players_table(encounter):
     encounter.refresh_from_db()
-    return fragments.Renderer(encounter, services.load_state(encounter)).for_players()
+    return fragments.Renderer(encounter, store.load_state(encounter)).for_players()
 
 
 def version_of(html) -> int:

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Character
-from combat import exports, review, services
+from combat import exports, review, services, store
 from combat.rules.dice import ScriptedDice
 from tests.combat.helpers import valid_sheet
 
@@ -228,7 +228,7 @@ def test_expanse_players_never_see_an_unseen_enemy(campaign, gm, player, client)
         hidden={spotter.pk}), gm)
     R, T, S = f"pc{rosa.pk}", f"npc{thug.pk}-1", f"npc{spotter.pk}-1"
     faces = {S: (6, 6, 6), R: (4, 4, 3), T: (1, 1, 2)}  # the Spotter goes first, then Rosa, then the Thug
-    state = services.load_state(enc)
+    state = store.load_state(enc)
     steps = [
         (gm, "roll_initiative", {}, [d for f in state.fighters for d in faces[f.id]]),
         (gm, "next_turn", {}, ()),

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from combat import fragments, services
+from combat import fragments, services, store
 from combat.models import Encounter, EncounterEvent
 from combat.rules.burn_bryte import engine as bb
 from combat.rules.core import from_json, replay
@@ -43,13 +43,13 @@ def to_phase_two(enc, gm, pc, npc):
 
 def state_of(enc):
     enc.refresh_from_db()
-    return services.load_state(enc)
+    return store.load_state(enc)
 
 
 def test_builder_numbers_enemies_and_links_pcs(enc, pc, other_pc, npc, player):
     names = list(enc.combatants.values_list("name", "side", "key"))
     assert ("Nivick 1", "enemy", f"npc{npc.pk}-1") in names and ("Nivick 2", "enemy", f"npc{npc.pk}-2") in names
-    state = services.load_state(enc)
+    state = store.load_state(enc)
     luwe = state.fighter(f"pc{pc.pk}")
     assert luwe.owner == player.pk and luwe.skills["Melee"] == 8 and luwe.nova_points == 1
     assert state.collapse == 2 and state.advantages == 0 and (state.round, state.phase) == (1, 1)
@@ -121,8 +121,8 @@ def test_snapshot_equals_replay_of_the_log(enc, gm, player, pc, npc):
     go(enc, player, "skill_roll", dice=[3, 3, 4], actor=f"pc{pc.pk}", skill="Melee", intent="other")
     go(enc, gm, "resolve_failure", choice="collapse")
     enc.refresh_from_db()
-    replayed = replay(bb.evolve, services.load_initial(enc), services.load_log(enc))
-    assert replayed == services.load_state(enc)
+    replayed = replay(bb.evolve, store.load_initial(enc), store.load_log(enc))
+    assert replayed == store.load_state(enc)
     assert replayed.collapse == 3 and replayed.fighter(f"npc{npc.pk}-1").health == 0
 
 
@@ -172,8 +172,8 @@ def test_ending_is_in_the_log_once_even_when_tapped_twice(enc, gm, player, pc, n
     enc.refresh_from_db()
     assert list(enc.events.values_list("kind", flat=True)) == ["health_adjusted", "encounter_ended"]
     assert enc.version == 2
-    assert replay(bb.evolve, from_json(bb.State, enc.initial), services.load_log(enc)) == services.load_state(enc)
-    for html in (fragments.for_gm(enc, services.load_state(enc)), fragments.for_players(enc, services.load_state(enc))):
+    assert replay(bb.evolve, from_json(bb.State, enc.initial), store.load_log(enc)) == store.load_state(enc)
+    for html in (fragments.for_gm(enc, store.load_state(enc)), fragments.for_players(enc, store.load_state(enc))):
         assert "The GM ended the encounter." in html
 
 
@@ -193,7 +193,7 @@ def test_queries_per_action_do_not_grow_with_combatants(campaign, gm, pc, other_
                 go(enc, gm, "declare", enemy=f"npc{npc.pk}-2", target=f"pc{pc.pk}")
         with CaptureQueriesContext(connection) as render_q:
             enc.refresh_from_db()
-            state = services.load_state(enc)
+            state = store.load_state(enc)
             fragments.for_gm(enc, state)
             fragments.for_players(enc, state)
             fragments.me_html(enc, state, pc.owner_id)
@@ -286,10 +286,10 @@ def test_enemy_health_follows_the_campaign_setting(enc, gm, pc, npc, campaign):
 def test_queries_do_not_grow_with_the_log(enc, gm, pc, npc):
     def render_queries():
         enc.refresh_from_db()
-        state = services.load_state(enc)
+        state = store.load_state(enc)
         with CaptureQueriesContext(connection) as q:
             fragments.Renderer(enc, state).for_gm()
-            services.load_log(enc)
+            store.load_log(enc)
         return len(q)
 
     go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}")

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from campaigns import services as campaign_services
 from campaigns.models import Character
-from combat import exports, fragments, review, services
+from combat import exports, fragments, review, services, store
 from combat.models import Encounter, EncounterEvent
 from combat.rules.dice import ScriptedDice
 from combat.rules.sw5e import engine as sw
@@ -163,13 +163,13 @@ def notice(response) -> str:
 
 def player_html(enc, user):
     enc.refresh_from_db()
-    state = services.load_state(enc)
+    state = store.load_state(enc)
     return fragments.for_players(enc, state) + fragments.me_html(enc, state, user.pk)
 
 
 def gm_html(enc):
     enc.refresh_from_db()
-    return fragments.for_gm(enc, services.load_state(enc))
+    return fragments.for_gm(enc, store.load_state(enc))
 
 
 def _scrub(html: str) -> str:
@@ -207,7 +207,7 @@ def test_the_builder_takes_ships_with_surprise_and_crews_from_their_stations(gm_
     assert enc.setup == {"ships": [{"pk": lantern.pk, "side": "pc", "surprised": False},
                                    {"pk": talon.pk, "side": "npc", "surprised": True}],
                          "surprised_crew": [oru.pk]}
-    state = services.load_state(enc)
+    state = store.load_state(enc)
     assert [s.id for s in state.ships] == [sid(lantern), sid(talon)]
     assert state.ship(sid(talon)).surprised and not state.ship(sid(lantern)).surprised
     assert state.ship(sid(talon)).hull == 777 and state.ship(sid(talon)).weapons == ("twin blasters",)
@@ -225,7 +225,7 @@ def test_a_crewless_npc_ship_and_npc_kinds_brought_in_several_times(gm_client, c
                                                                     talon):
     CrewAssignment.objects.filter(ship=talon).delete()
     enc = build(gm_client, campaign, [tess, oru], {lantern: "ready", talon: "ready"}, **{f"npc_{vrask.pk}": "2"})
-    state = services.load_state(enc)
+    state = store.load_state(enc)
     assert state.crew(sid(talon)) == ()
     assert {f.id: f.ship for f in state.fighters if not f.is_pc} == {key(vrask, 1): "", key(vrask, 2): ""}
 
@@ -265,14 +265,14 @@ def test_the_builder_offers_only_this_campaigns_ships(gm_client, gm, campaign, t
     page = gm_client.get(reverse("encounter_create", args=[campaign.pk]), {"model": "sw5e"}).content.decode()
     assert "Ghost ship" not in page
     enc = build(gm_client, campaign, [tess], {lantern: "ready"}, **{f"ship_{ghost.pk}": "ready"})
-    assert [s.id for s in services.load_state(enc).ships] == [sid(lantern)]
+    assert [s.id for s in store.load_state(enc).ships] == [sid(lantern)]
 
 
 def test_a_character_with_stations_on_two_chosen_ships_boards_the_first(gm_client, campaign, tess, oru, lantern,
                                                                         talon):
     CrewAssignment.objects.create(ship=talon, character=tess, station="gunner")
     enc = build(gm_client, campaign, [tess, oru], {lantern: "ready", talon: "ready"})
-    state = services.load_state(enc)
+    state = store.load_state(enc)
     assert (state.fighter(key(tess)).ship, state.fighter(key(tess)).station) == (sid(lantern), "pilot")
 
 
@@ -640,7 +640,7 @@ def test_a_pc_the_gm_puts_aboard_the_npc_ship_still_sees_none_of_its_numbers(enc
 
 def _enc_state(enc):
     enc.refresh_from_db()
-    return enc, services.load_state(enc)
+    return enc, store.load_state(enc)
 
 
 # --- the end: write-back ---------------------------------------------------------------------------------------------
@@ -751,7 +751,7 @@ def test_queries_per_action_do_not_grow_with_the_crew(client, gm, campaign, play
                 ok(enc, other_player, "roll_initiative", dice=[15], actor=key(oru))
         with CaptureQueriesContext(connection) as render_q:
             enc.refresh_from_db()
-            state = services.load_state(enc)
+            state = store.load_state(enc)
             fragments.for_gm(enc, state)
             fragments.for_players(enc, state)
             fragments.me_html(enc, state, player.pk)

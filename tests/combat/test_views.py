@@ -1,7 +1,7 @@
 import pytest
 from django.urls import reverse
 
-from combat import services
+from combat import services, store
 from combat.models import Encounter
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +24,7 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
     assert encounter.status == "active" and encounter.combatants.count() == 5
     assert encounter.settings == {"change_cost": 2, "failure_default": "consequence", "surprise": "pcs",
                                   "entered_dice": True}
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     assert state.phase == 2  # PCs surprised the enemies: round 1 starts with their turns
     # The Nivicks are hidden: the PCs are not aware of them, but they see the PCs.
     assert all(set(e.aware_of) == {f"pc{pc.pk}", f"pc{other_pc.pk}"} for e in state.enemies())
@@ -122,7 +122,7 @@ def test_gm_tools_work_from_the_form(gm_client, running, pc, npc):
     gm_client.post(url, {"command": "adjust_health", "key": "h", "target": f"pc{pc.pk}", "change": "-1"}, headers=h)
     gm_client.post(url, {"command": "set_condition", "key": "k", "target": f"pc{pc.pk}", "slot": "neg_minor",
                          "value": "Melee"}, headers=h)
-    state = services.load_state(Encounter.objects.get(pk=running.pk))
+    state = store.load_state(Encounter.objects.get(pk=running.pk))
     luwe = state.fighter(f"pc{pc.pk}")
     assert state.collapse == 1 and luwe.health == 2 and luwe.conditions.neg_minor == "Melee"
 

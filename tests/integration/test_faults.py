@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Character, Invite, Membership
-from combat import services
+from combat import services, store
 from combat.models import EncounterEvent, ExportJob
 from combat.rules.core import replay, to_json
 from tests.conftest import PASSWORD, make_user
@@ -182,8 +182,8 @@ def _log_is_consistent(encounter):
     encounter.refresh_from_db()
     seqs = list(EncounterEvent.objects.filter(encounter=encounter).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, encounter.version + 1))  # no gap, no duplicate
-    engine = services.engine_for(encounter)
-    replayed = replay(engine.evolve, services.load_initial(encounter), services.load_log(encounter))
+    engine = store.engine_for(encounter)
+    replayed = replay(engine.evolve, store.load_initial(encounter), store.load_log(encounter))
     assert to_json(replayed) == encounter.state  # the snapshot is the log's fold
 
 
@@ -229,14 +229,14 @@ def test_twenty_conflicting_submissions_lose_nothing_and_refuse_in_sentences(cam
     _log_is_consistent(encounter)
 
     # Into Phase 3, one step at a time.
-    state = services.load_state(encounter)
+    state = store.load_state(encounter)
     if state.turn:
         owner = next(u for u, c in zip(players, pcs, strict=True) if f"pc{c.pk}" == state.turn)
         assert services.submit(encounter.pk, owner, "end_turn", {"actor": state.turn}, "end2").ok
-    if services.load_state(encounter).phase == 2:
+    if store.load_state(encounter).phase == 2:
         assert services.submit(encounter.pk, gm, "start_enemies", {}, "phase3b").ok
     encounter.refresh_from_db()
-    declaration = services.load_state(encounter).declarations[0].id
+    declaration = store.load_state(encounter).declarations[0].id
 
     # 3. Twenty taps from the GM's devices resolve the same declared attack at once: it hits once.
     before = encounter.version
