@@ -8,6 +8,8 @@ the group they were sent to, so one queued for an audience the socket has just l
 
 from __future__ import annotations
 
+from time import monotonic
+
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -17,6 +19,24 @@ from combat.broadcast import gm_group, players_group
 from combat.models import Encounter
 
 MAX_FRAME = 4096  # clients only ever send a tiny "hello"; anything bigger is refused
+BURST = 5  # resyncs a socket may ask for at once (a phone waking up) ...
+PER_SECOND = 1.0  # ... and then about one a second; a socket asking faster is closed with 4429
+
+
+class TokenBucket:
+    """`burst` tokens, refilled at `rate` a second; `take` spends one if there is one."""
+
+    def __init__(self, burst: int, rate: float, now: float):
+        self.burst, self.rate = burst, rate
+        self.tokens, self.last = float(burst), now
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
 
 
 class TableConsumer(AsyncWebsocketConsumer):
@@ -30,6 +50,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         kwargs = self.scope["url_route"]["kwargs"]
         self.campaign_id, self.encounter_id = kwargs["campaign_id"], kwargs["encounter_id"]
         self.own_key = str(user.pk)  # picks this player's own controls out of each players' message
+        self.resyncs = TokenBucket(BURST, PER_SECOND, monotonic())
         # The user's group first: a change of membership from here on reaches this socket as an order.
         await self._join(user_group(user.pk))
         membership = await self._membership()
@@ -49,6 +70,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         # Actions go over HTTP (they must survive a dropped socket); the socket only asks for a resync.
         if self.closing:
             return  # frames that were already queued when the socket was closed
+        if not self.resyncs.take(monotonic()):
+            await self._close(4429)
+            return
         if bytes_data is not None or text_data is None or len(text_data) > MAX_FRAME:
             await self._close(4400)
             return

@@ -695,3 +695,68 @@ async def test_deleting_the_campaign_closes_every_socket_of_it(table, campaign, 
     for socket in (gm_socket, player_socket):
         assert await socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 4404}
 
+
+# --- 9. resyncs are rationed ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def frozen_clock(monkeypatch):
+    """The resync ration's clock, standing still until a test moves it (now[0] += seconds)."""
+    now = [1000.0]
+    monkeypatch.setattr("combat.consumers.monotonic", lambda: now[0])
+    return now
+
+
+@pytest.fixture
+def snapshots(monkeypatch):
+    """How many tables the sockets rendered (a snapshot on connect and on every resync answered)."""
+    from combat import fragments
+
+    rendered = [0]
+    real = fragments.for_viewer
+
+    def counting(*args, **kwargs):
+        rendered[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fragments, "for_viewer", counting)
+    return rendered
+
+
+async def test_a_socket_flooding_resyncs_is_closed_after_a_few_snapshots(table, player, sockets, frozen_clock,
+                                                                        snapshots):
+    from combat.consumers import BURST
+
+    socket, _, _ = await sockets(player, table)
+    await receive(socket, 1)
+    for _ in range(200):
+        await socket.send_to(text_data="hello")
+    answered = 0
+    while (output := await socket.receive_output(timeout=WAIT))["type"] == "websocket.send":
+        answered += 1
+    assert output == {"type": "websocket.close", "code": 4429}
+    assert await socket.receive_nothing(timeout=QUIET)
+    assert answered == BURST
+    assert snapshots[0] == 1 + BURST  # the connect's table and the few resyncs answered: no more work than that
+
+    again, connected, _ = await sockets(player, table)  # the phone reconnects and gets its table
+    assert connected
+    [html] = await receive(again, 1)
+    assert f'id="enc-{table.pk}-me"' in html
+
+
+async def test_a_phone_may_resync_a_few_times_at_once_then_about_once_a_second(table, player, sockets,
+                                                                              frozen_clock):
+    from combat.consumers import BURST
+
+    socket, _, _ = await sockets(player, table)
+    await receive(socket, 1)
+    for _ in range(BURST):  # waking up: a few at once
+        await socket.send_to(text_data="hello")
+        await receive(socket, 1)
+    for _ in range(3):  # then one a second
+        frozen_clock[0] += 1
+        await socket.send_to(text_data="hello")
+        [html] = await receive(socket, 1)
+        assert f'id="enc-{table.pk}-table"' in html
+    await socket.send_to(text_data="hello")  # a second one within the same second is one too many
+    assert await socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 4429}
