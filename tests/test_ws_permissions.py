@@ -1,12 +1,15 @@
 """Who may open which websocket: every route of config/routing.py for anonymous, non-member, player, other player
 and GM, against an active, a draft and an ended encounter, through the whole ASGI stack (origin check,
-session auth, routing), as tests/combat/test_consumers.py does.
+session auth, routing), as tests/combat/test_consumers.py does; then paths no route serves.
 
 4401: not signed in. 4404: not a member, or nothing this member may see (the same answer for an encounter
-that does not exist, so nothing leaks). A new route without rows here fails `test_every_route_is_in_the_matrix`.
+that does not exist, or a path that leads nowhere, so nothing leaks).
+A new route without rows here fails `test_every_route_is_in_the_matrix`.
 """
 
 from __future__ import annotations
+
+import logging
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -18,7 +21,7 @@ from django.urls import URLPattern
 from combat import services
 from combat.models import Encounter
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
 HOST = (b"host", b"127.0.0.1:8000")
@@ -87,13 +90,15 @@ def _cookie(user) -> str:
     return client.cookies["sessionid"].value
 
 
-async def open_socket(path, user=None, *, origin=ORIGIN):
+async def open_socket(path, user=None, *, origin=ORIGIN, host=HOST, scope=None):
+    """`scope`: more of the connection's scope (the server sets `scheme` "wss" for a TLS socket, `root_path`)."""
     from config.asgi import application
 
-    headers = [HOST] + ([origin] if origin else [])
+    headers = [host] + ([origin] if origin else [])
     if user is not None:
         headers.append((b"cookie", f"sessionid={await sync_to_async(_cookie)(user)}".encode()))
     communicator = WebsocketCommunicator(application, path, headers=headers)
+    communicator.scope.update(scope or {})
     connected, code = await communicator.connect(timeout=WAIT)
     return communicator, connected, code
 
@@ -152,3 +157,24 @@ async def test_another_campaigns_encounter_and_a_missing_one_are_refused_alike(r
 async def test_a_foreign_or_missing_origin_is_refused_on_every_route(route, origin, encounters, gm):
     _, connected, _ = await open_socket(path_for(route, encounters["active"]), gm, origin=origin)
     assert not connected
+
+
+# --- paths no route serves --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/ws/nowhere/", "/", "/ws/campaigns/1/encounters/x/",
+                                  "/ws/campaigns/1/encounters/1/more/", "/ws/campaigns/1/"])
+async def test_a_path_no_route_serves_is_closed_cleanly_and_logs_no_error(path, gm, caplog):
+    with caplog.at_level(logging.DEBUG):
+        communicator, connected, code = await open_socket(path, gm)
+        assert not connected and code == 4404
+        await communicator.wait(timeout=WAIT)  # the application ends on its own, without an exception
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+async def test_a_path_outside_the_root_path_a_client_claims_is_closed_cleanly(encounters, gm):
+    """daphne takes root_path from a Daphne-Root-Path header, which any client may send."""
+    path = path_for(sorted(MATRIX)[0], encounters["active"])
+    communicator, connected, code = await open_socket(path, gm, scope={"root_path": "/elsewhere"})
+    assert not connected and code == 4404
+    await communicator.wait(timeout=WAIT)
+

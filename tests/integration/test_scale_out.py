@@ -14,6 +14,7 @@ import time
 
 import pytest
 from django.db import connection
+from websockets.exceptions import InvalidStatus
 
 from combat import services
 from combat.models import Encounter, ExportJob
@@ -146,3 +147,15 @@ def test_a_replica_serves_page_after_page_on_the_same_few_database_connections(c
     for _ in range(40):
         assert browser.request(page).status == 200
     assert backends() <= before + 1
+
+
+def test_a_websocket_path_no_route_serves_is_refused_without_an_error(cluster):
+    a = cluster["A"]
+    socket = procs.Socket(a.ws_base, "/ws/no/such/place/", procs.Browser(), a.port)
+    try:
+        assert socket.closed.wait(procs.WAIT)
+        assert isinstance(socket.error, InvalidStatus), repr(socket.error)
+        assert socket.error.response.status_code == 403  # refused before the handshake, as a forbidden table is
+    finally:
+        socket.close()
+    assert "Traceback" not in a.log_text() and "ERROR" not in a.log_text(), a.log_text()
