@@ -88,7 +88,7 @@ def set_role(campaign: Campaign, member: Membership, role: str) -> Membership:
     if member.role == Membership.Role.GM and role != Membership.Role.GM and gm_count(campaign) <= 1:
         raise ServiceError("A campaign needs at least one GM. Make someone else GM first.")
     member.role = role
-    member.save(update_fields=["role"])
+    member.save(update_fields=["role"])  # after commit, campaigns.live moves their open sockets to the new audience
     return member
 
 
@@ -99,7 +99,7 @@ def remove_member(campaign: Campaign, member: Membership) -> None:
         raise ServiceError("A campaign needs at least one GM. Make someone else GM first.")
     # Their PCs stay in the campaign (the story keeps them) but no longer have a player.
     Character.objects.filter(campaign=campaign, owner=member.user).update(owner=None)
-    member.delete()
+    member.delete()  # after commit, campaigns.live closes their open sockets of the campaign
     from campaigns.sessions import forget_member_reminders
 
     forget_member_reminders(campaign, member.user)

@@ -77,7 +77,8 @@ def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None,
 
 def _send(layer, group: str, message: dict) -> None:
     try:
-        async_to_sync(layer.group_send)(group, message)
+        # The group rides along: a socket that has just left that audience (a GM made a player) drops it.
+        async_to_sync(layer.group_send)(group, {**message, "group": group})
     except Exception:
         log.warning("channel layer unavailable; %s will catch up on reconnect", group, exc_info=True)
 

@@ -24,6 +24,13 @@ def _static_manifest(django_db_blocker):
     call_command("collectstatic", interactive=False, verbosity=0)
 
 
+@pytest.fixture(scope="session")
+def asgi_loaded(_static_manifest):
+    """config.asgi loaded before a test starts: loading it runs django.setup() again, whose logging set-up drops
+    the handler through which caplog sees a test's records (whitenoise scans the collected static files)."""
+    import config.asgi  # noqa: F401
+
+
 @pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):
     """Exports and uploads go to a fresh folder per test, never into the checkout."""

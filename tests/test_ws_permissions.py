@@ -1,12 +1,17 @@
 """Who may open which websocket: every route of config/routing.py for anonymous, non-member, player, other player
 and GM, against an active, a draft and an ended encounter, through the whole ASGI stack (origin check,
-session auth, routing), as tests/combat/test_consumers.py does.
+session auth, routing), as tests/combat/test_consumers.py does; then paths no route serves, and origins.
 
 4401: not signed in. 4404: not a member, or nothing this member may see (the same answer for an encounter
-that does not exist, so nothing leaks). A new route without rows here fails `test_every_route_is_in_the_matrix`.
+that does not exist, or a path that leads nowhere, so nothing leaks). 4403: a page of another origin.
+A new route without rows here fails `test_every_route_is_in_the_matrix`.
 """
 
 from __future__ import annotations
+
+import json
+import logging
+import secrets
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -18,7 +23,7 @@ from django.urls import URLPattern
 from combat import services
 from combat.models import Encounter
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
 HOST = (b"host", b"127.0.0.1:8000")
@@ -87,13 +92,15 @@ def _cookie(user) -> str:
     return client.cookies["sessionid"].value
 
 
-async def open_socket(path, user=None, *, origin=ORIGIN):
+async def open_socket(path, user=None, *, origin=ORIGIN, host=HOST, scope=None):
+    """`scope`: more of the connection's scope (the server sets `scheme` "wss" for a TLS socket, `root_path`)."""
     from config.asgi import application
 
-    headers = [HOST] + ([origin] if origin else [])
+    headers = [host] + ([origin] if origin else [])
     if user is not None:
         headers.append((b"cookie", f"sessionid={await sync_to_async(_cookie)(user)}".encode()))
     communicator = WebsocketCommunicator(application, path, headers=headers)
+    communicator.scope.update(scope or {})
     connected, code = await communicator.connect(timeout=WAIT)
     return communicator, connected, code
 
@@ -152,3 +159,114 @@ async def test_another_campaigns_encounter_and_a_missing_one_are_refused_alike(r
 async def test_a_foreign_or_missing_origin_is_refused_on_every_route(route, origin, encounters, gm):
     _, connected, _ = await open_socket(path_for(route, encounters["active"]), gm, origin=origin)
     assert not connected
+
+
+# --- paths no route serves --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/ws/nowhere/", "/", "/ws/campaigns/1/encounters/x/",
+                                  "/ws/campaigns/1/encounters/1/more/", "/ws/campaigns/1/"])
+async def test_a_path_no_route_serves_is_closed_cleanly_and_logs_no_error(path, gm, caplog):
+    with caplog.at_level(logging.DEBUG):
+        communicator, connected, code = await open_socket(path, gm)
+        assert not connected and code == 4404
+        await communicator.wait(timeout=WAIT)  # the application ends on its own, without an exception
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+async def test_a_path_outside_the_root_path_a_client_claims_is_closed_cleanly(encounters, gm):
+    """daphne takes root_path from a Daphne-Root-Path header, which any client may send."""
+    path = path_for(sorted(MATRIX)[0], encounters["active"])
+    communicator, connected, code = await open_socket(path, gm, scope={"root_path": "/elsewhere"})
+    assert not connected and code == 4404
+    await communicator.wait(timeout=WAIT)
+
+
+# --- origins: scheme, host and port ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("origin", "scope", "expected"), [
+    (b"http://127.0.0.1:8000", {}, ACCEPT),  # the page's own origin
+    (b"http://127.0.0.1:8001", {}, 4403),  # the same host, another port
+    (b"http://127.0.0.1", {}, 4403),
+    (b"https://127.0.0.1:8000", {}, 4403),  # a plain ws:// socket comes from an http:// page
+    (b"https://127.0.0.1:8000", {"scheme": "wss"}, ACCEPT),
+    (b"http://127.0.0.1:8000", {"scheme": "wss"}, 4403),
+    (b"http://localhost:8000", {}, 4403),  # another host name of the same machine
+    (b"null", {}, 4403),
+])
+async def test_only_the_pages_own_origin_may_open_the_table(origin, scope, expected, encounters, gm):
+    communicator, connected, code = await open_socket(path_for(sorted(MATRIX)[0], encounters["active"]), gm,
+                                                      origin=(b"origin", origin), scope=scope)
+    try:
+        assert (ACCEPT if connected else code) == expected, (origin, scope, code)
+    finally:
+        if connected:
+            await communicator.disconnect(timeout=WAIT)
+
+
+async def test_a_host_outside_allowed_hosts_is_refused_even_from_its_own_origin(encounters, gm):
+    _, connected, code = await open_socket(path_for(sorted(MATRIX)[0], encounters["active"]), gm,
+                                           origin=(b"origin", b"http://evil.example.com:8000"),
+                                           host=(b"host", b"evil.example.com:8000"))
+    assert not connected and code == 4403
+
+
+@pytest.mark.parametrize(("origin", "expected"), [
+    (b"https://play.example.com", ACCEPT),  # listed
+    (b"https://table.fray.example.org", ACCEPT),  # a subdomain of a listed *. entry
+    (b"http://play.example.com", 4403),  # another scheme
+    (b"https://play.example.com:8443", 4403),  # another port
+])
+async def test_an_origin_in_csrf_trusted_origins_may_open_the_table(origin, expected, encounters, gm, settings):
+    settings.CSRF_TRUSTED_ORIGINS = ["https://play.example.com", "https://*.fray.example.org"]
+    communicator, connected, code = await open_socket(path_for(sorted(MATRIX)[0], encounters["active"]), gm,
+                                                      origin=(b"origin", origin))
+    try:
+        assert (ACCEPT if connected else code) == expected, (origin, code)
+    finally:
+        if connected:
+            await communicator.disconnect(timeout=WAIT)
+
+
+# The production settings in a process of their own (as tests/test_deploy.py runs them): a TLS proxy in front
+# (X-Forwarded-Proto), one public host and one trusted origin. Without a session a socket the origin check lets
+# through is refused by the table with 4401; one it stops gets 4403.
+PRODUCTION_SOCKETS = """
+import asyncio, json
+from channels.testing import WebsocketCommunicator
+from config.asgi import application
+
+async def code(headers):
+    communicator = WebsocketCommunicator(application, "/ws/campaigns/1/encounters/1/", headers=headers)
+    connected, code = await communicator.connect(timeout=10)
+    return code
+
+async def main():
+    cases = json.loads(CASES)
+    return [await code([(k.encode(), v.encode()) for k, v in headers]) for headers in cases]
+
+print("CODES", json.dumps(asyncio.run(main())))
+"""
+PRODUCTION_CASES = [  # (headers, expected close code)
+    ([("host", "fray.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://fray.example.com")], 4401),
+    ([("host", "fray.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://fray.example.com:8443")],
+     4403),
+    ([("host", "fray.example.com"), ("x-forwarded-proto", "https"), ("origin", "http://fray.example.com")], 4403),
+    ([("host", "fray.example.com"), ("origin", "https://fray.example.com")], 4403),  # not through the TLS proxy
+    ([("host", "fray.example.com"), ("x-forwarded-proto", "https")], 4403),  # no Origin at all
+    ([("host", "fray.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://play.example.com")], 4401),
+    ([("host", "evil.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://evil.example.com")],
+     4403),  # a host not in ALLOWED_HOSTS
+]
+
+
+def test_production_settings_check_the_whole_origin(tmp_path):
+    from tests.test_deploy import run_manage
+
+    script = f"CASES = {json.dumps(json.dumps([headers for headers, _ in PRODUCTION_CASES]))}\n{PRODUCTION_SOCKETS}"
+    result = run_manage("shell", "-c", script, tmp_path=tmp_path, env_overrides={
+        "SECRET_KEY": secrets.token_hex(32), "ALLOWED_HOSTS": "fray.example.com",
+        "CSRF_TRUSTED_ORIGINS": "https://play.example.com", "DATABASE_URL": None, "REDIS_URL": None})
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    codes = json.loads(next(line for line in result.stdout.splitlines() if line.startswith("CODES "))[6:])
+    assert codes == [expected for _, expected in PRODUCTION_CASES], output

@@ -24,7 +24,7 @@ from combat.models import Encounter, EncounterEvent
 from combat.rules.dice import ScriptedDice
 from tests.conftest import make_user
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
 
 ORIGIN = b"http://127.0.0.1:8000"
 HOST = (b"host", b"127.0.0.1:8000")
@@ -554,3 +554,224 @@ async def test_a_member_removed_while_connected_is_closed_on_resync_not_crashed(
     await _leave(await sync_to_async(Campaign.objects.get)(pk=table.campaign_id), player)
     await socket.send_to(text_data="hello")
     assert await socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 4404}
+
+
+# --- 8. a change of membership reaches open sockets at once ----------------------------------------------------------
+
+LURKER = "Skulk"  # an enemy the party is not aware of: only GMs may read its name
+
+
+@sync_to_async
+def _with_a_lurker(campaign, gm, pc, npc) -> tuple[Encounter, str]:
+    """A running encounter: Luwe against Nivick (seen) and Skulk (unseen by the party)."""
+    lurker = Character.objects.create(campaign=campaign, name=LURKER, kind="npc", system="burn_bryte",
+                                      stats=NPC_STATS)
+    encounter = services.create_encounter(campaign, gm, name="Ambush at the relay", model="burn_bryte", pcs=[pc],
+                                          enemies=[(npc, 1), (lurker, 1)], hidden=[lurker.pk])
+    services.start_encounter(encounter, gm)
+    return Encounter.objects.get(pk=encounter.pk), npc_key(lurker)
+
+
+def set_role(campaign, user, role) -> Membership:
+    member = Membership.objects.get(campaign=campaign, user=user)
+    return campaign_services.set_role(campaign, member, role)
+
+
+@sync_to_async
+def _remove(campaign, user):
+    campaign_services.remove_member(campaign, Membership.objects.get(campaign=campaign, user=user))
+
+
+def assert_players_table(html: str, encounter: Encounter) -> None:
+    assert html.lstrip().startswith(f'<section id="enc-{encounter.pk}-table"'), html[:200]
+    assert_no_gm_fact(html, encounter, "none")
+    assert LURKER not in html
+
+
+def assert_gm_table(html: str, encounter: Encounter) -> None:
+    assert f'id="enc-{encounter.pk}-gm"' in html and "SECRET-GM-NOTE" in html and LURKER in html
+
+
+async def test_a_removed_player_is_closed_at_once_on_every_socket_and_gets_no_further_frame(table, campaign, gm,
+                                                                                             player, pc, npc, sockets):
+    gm_socket, _, _ = await sockets(gm, table)
+    phone, _, _ = await sockets(player, table)
+    tablet, _, _ = await sockets(player, table)  # the same player, a second screen
+    for socket in (gm_socket, phone, tablet):
+        await receive(socket, 1)
+
+    await _remove(campaign, player)
+    for socket in (phone, tablet):  # without sending anything
+        assert await socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 4404}
+
+    await act(gm, table, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "fires"}, "after")
+    [html] = await receive(gm_socket, 1)
+    assert "fires" in html
+    for socket in (phone, tablet):
+        assert await socket.receive_nothing(timeout=QUIET)
+
+
+async def test_a_gm_made_a_player_gets_the_players_table_at_once_and_then_only_players_frames(campaign, gm,
+                                                                                               other_player, pc,
+                                                                                               npc, sockets):
+    encounter, lurker = await _with_a_lurker(campaign, gm, pc, npc)
+    await sync_to_async(set_role)(campaign, other_player, Membership.Role.GM)
+    co_gm, connected, _ = await sockets(other_player, encounter)
+    assert connected
+    [html] = await receive(co_gm, 1)
+    assert_gm_table(html, encounter)
+
+    await sync_to_async(set_role)(campaign, other_player, Membership.Role.PLAYER)
+    [html] = await receive(co_gm, 1)  # at once, without asking
+    assert_players_table(html, encounter)
+
+    # The unseen enemy's declaration is for the GMs' eyes only; Nivick's is everyone's.
+    await act(gm, encounter, "declare", {"enemy": lurker, "target": pc_key(pc), "text": "creeps"}, "hidden")
+    await act(gm, encounter, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "fires"}, "seen")
+    frames = await receive(co_gm, 2)  # one per action, both the players'
+    for html in frames:
+        assert_players_table(html, encounter)
+        assert "creeps" not in html
+    assert "fires" in frames[-1]
+
+    await co_gm.send_to(text_data="hello")
+    [html] = await receive(co_gm, 1)
+    assert_players_table(html, encounter)
+
+
+async def test_a_player_made_a_gm_gets_the_gms_table_at_once_and_then_the_gms_frames(campaign, gm, other_player,
+                                                                                     pc, npc, sockets):
+    encounter, lurker = await _with_a_lurker(campaign, gm, pc, npc)
+    socket, _, _ = await sockets(other_player, encounter)
+    [html] = await receive(socket, 1)
+    assert_players_table(html, encounter)
+
+    @sync_to_async
+    def made_gm_elsewhere():
+        elsewhere = campaign_services.create_campaign(gm, name="Elsewhere", combat_model="burn_bryte")
+        Membership.objects.create(campaign=elsewhere, user=other_player)
+        return set_role(elsewhere, other_player, Membership.Role.GM)
+
+    await made_gm_elsewhere()
+    assert await socket.receive_nothing(timeout=QUIET)  # their role in another campaign changes nothing here
+
+    await sync_to_async(set_role)(campaign, other_player, Membership.Role.GM)
+    [html] = await receive(socket, 1)
+    assert_gm_table(html, encounter)
+
+    await act(gm, encounter, "declare", {"enemy": lurker, "target": pc_key(pc), "text": "creeps"}, "hidden")
+    [html] = await receive(socket, 1)
+    assert_gm_table(html, encounter)
+    assert "creeps" in html
+
+    await socket.send_to(text_data="hello")
+    [html] = await receive(socket, 1)
+    assert_gm_table(html, encounter)
+
+
+async def test_a_resync_moves_a_socket_whose_order_was_lost(campaign, gm, other_player, pc, npc, sockets,
+                                                           monkeypatch, caplog):
+    """With the channel layer down when the GM is made a player, the change still stands; the socket's next
+    resync finds it, sends the players' table and leaves the GMs' group."""
+    encounter, lurker = await _with_a_lurker(campaign, gm, pc, npc)
+    await sync_to_async(set_role)(campaign, other_player, Membership.Role.GM)
+    socket, _, _ = await sockets(other_player, encounter)
+    await receive(socket, 1)
+
+    async def down(*args, **kwargs):
+        raise ConnectionError("channel layer is down")
+
+    monkeypatch.setattr(get_channel_layer(), "group_send", down)
+    with caplog.at_level(logging.WARNING, logger="campaigns.live"):
+        member = await sync_to_async(set_role)(campaign, other_player, Membership.Role.PLAYER)
+    monkeypatch.undo()
+    assert "channel layer unavailable" in caplog.text
+    assert not (await sync_to_async(Membership.objects.get)(pk=member.pk)).is_gm  # the change stands
+    assert await socket.receive_nothing(timeout=QUIET)  # the order never came
+
+    await socket.send_to(text_data="hello")
+    [html] = await receive(socket, 1)
+    assert_players_table(html, encounter)
+    await act(gm, encounter, "declare", {"enemy": lurker, "target": pc_key(pc), "text": "creeps"}, "hidden")
+    await act(gm, encounter, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "fires"}, "seen")
+    frames = await receive(socket, 2)
+    for html in frames:
+        assert_players_table(html, encounter)
+        assert "creeps" not in html
+    assert "fires" in frames[-1]
+
+
+async def test_deleting_the_campaign_closes_every_socket_of_it(table, campaign, gm, player, sockets):
+    gm_socket, _, _ = await sockets(gm, table)
+    player_socket, _, _ = await sockets(player, table)
+    await receive(gm_socket, 1)
+    await receive(player_socket, 1)
+    await sync_to_async(Campaign.objects.filter(pk=campaign.pk).delete)()
+    for socket in (gm_socket, player_socket):
+        assert await socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 4404}
+
+
+# --- 9. resyncs are rationed ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def frozen_clock(monkeypatch):
+    """The resync ration's clock, standing still until a test moves it (now[0] += seconds)."""
+    now = [1000.0]
+    monkeypatch.setattr("combat.consumers.monotonic", lambda: now[0])
+    return now
+
+
+@pytest.fixture
+def snapshots(monkeypatch):
+    """How many tables the sockets rendered (a snapshot on connect and on every resync answered)."""
+    from combat import fragments
+
+    rendered = [0]
+    real = fragments.for_viewer
+
+    def counting(*args, **kwargs):
+        rendered[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fragments, "for_viewer", counting)
+    return rendered
+
+
+async def test_a_socket_flooding_resyncs_is_closed_after_a_few_snapshots(table, player, sockets, frozen_clock,
+                                                                        snapshots):
+    from combat.consumers import BURST
+
+    socket, _, _ = await sockets(player, table)
+    await receive(socket, 1)
+    for _ in range(200):
+        await socket.send_to(text_data="hello")
+    answered = 0
+    while (output := await socket.receive_output(timeout=WAIT))["type"] == "websocket.send":
+        answered += 1
+    assert output == {"type": "websocket.close", "code": 4429}
+    assert await socket.receive_nothing(timeout=QUIET)
+    assert answered == BURST
+    assert snapshots[0] == 1 + BURST  # the connect's table and the few resyncs answered: no more work than that
+
+    again, connected, _ = await sockets(player, table)  # the phone reconnects and gets its table
+    assert connected
+    [html] = await receive(again, 1)
+    assert f'id="enc-{table.pk}-me"' in html
+
+
+async def test_a_phone_may_resync_a_few_times_at_once_then_about_once_a_second(table, player, sockets,
+                                                                              frozen_clock):
+    from combat.consumers import BURST
+
+    socket, _, _ = await sockets(player, table)
+    await receive(socket, 1)
+    for _ in range(BURST):  # waking up: a few at once
+        await socket.send_to(text_data="hello")
+        await receive(socket, 1)
+    for _ in range(3):  # then one a second
+        frozen_clock[0] += 1
+        await socket.send_to(text_data="hello")
+        [html] = await receive(socket, 1)
+        assert f'id="enc-{table.pk}-table"' in html
+    await socket.send_to(text_data="hello")  # a second one within the same second is one too many
+    assert await socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 4429}

@@ -14,7 +14,9 @@ import time
 
 import pytest
 from django.db import connection
+from websockets.exceptions import InvalidStatus
 
+from campaigns.models import Membership
 from combat import services
 from combat.models import Encounter, ExportJob
 from tests.conftest import PASSWORD
@@ -146,3 +148,54 @@ def test_a_replica_serves_page_after_page_on_the_same_few_database_connections(c
     for _ in range(40):
         assert browser.request(page).status == 200
     assert backends() <= before + 1
+
+
+def test_a_role_change_made_on_one_replica_moves_or_closes_a_socket_on_the_other(cluster, fight, gm, player):
+    """The GM changes a player's role through replica A's page; the player's socket on replica B follows at once:
+    the GMs' table when made GM, the players' again when made a player, closed when removed."""
+    a, b = cluster["A"], cluster["B"]
+    gm_browser, player_browser = procs.Browser(), procs.Browser()
+    gm_browser.login(a.base, gm.username, PASSWORD)
+    player_browser.login(b.base, player.username, PASSWORD)
+    member = Membership.objects.get(campaign_id=fight.campaign_id, user=player)
+    members = f"{a.base}/campaigns/{fight.campaign_id}/members/{member.pk}"
+
+    socket = procs.Socket(b.ws_base, procs.ws_path(fight), player_browser, b.port)
+    try:
+        _, html = socket.next_frame()
+        assert "gm" not in procs.versions(html) and "SECRET" not in html
+
+        assert gm_browser.post(f"{members}/role/", {"role": "gm"}, htmx=False).status == 302
+        _, html = socket.next_frame(timeout=5)
+        assert "gm" in procs.versions(html) and "SECRET-GM-NOTE" in html
+
+        assert gm_browser.post(f"{members}/role/", {"role": "player"}, htmx=False).status == 302
+        _, html = socket.next_frame(timeout=5)
+        assert "gm" not in procs.versions(html) and "SECRET" not in html
+
+        # A GM action now reaches the socket as the players' frame.
+        response = gm_browser.post(a.base + procs.act_url(fight), {"command": "start_players", "key": "go"})
+        assert response.status == 200, response.text[:2000]
+        _, html = socket.wait_for_version("table", fight.version + 1, timeout=5)
+        assert "gm" not in procs.versions(html) and "SECRET" not in html
+
+        assert gm_browser.post(f"{members}/remove/", {}, htmx=False).status == 302
+        assert socket.closed.wait(5), "the removed player's socket stayed open"
+        assert socket.close_info[0] == 4404
+        assert socket.frames.empty()
+    finally:
+        socket.close()
+    logs = a.log_text() + b.log_text()
+    assert "Traceback" not in logs and "Exception" not in logs, logs
+
+
+def test_a_websocket_path_no_route_serves_is_refused_without_an_error(cluster):
+    a = cluster["A"]
+    socket = procs.Socket(a.ws_base, "/ws/no/such/place/", procs.Browser(), a.port)
+    try:
+        assert socket.closed.wait(procs.WAIT)
+        assert isinstance(socket.error, InvalidStatus), repr(socket.error)
+        assert socket.error.response.status_code == 403  # refused before the handshake, as a forbidden table is
+    finally:
+        socket.close()
+    assert "Traceback" not in a.log_text() and "ERROR" not in a.log_text(), a.log_text()
