@@ -628,11 +628,10 @@ async def test_a_gm_made_a_player_gets_the_players_table_at_once_and_then_only_p
     # The unseen enemy's declaration is for the GMs' eyes only; Nivick's is everyone's.
     await act(gm, encounter, "declare", {"enemy": lurker, "target": pc_key(pc), "text": "creeps"}, "hidden")
     await act(gm, encounter, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "fires"}, "seen")
-    frames = await receive(co_gm, 2)  # one per action, both the players'
-    for html in frames:
-        assert_players_table(html, encounter)
-        assert "creeps" not in html
-    assert "fires" in frames[-1]
+    # Only the players' frame of the action they may know of: the hidden one sends them nothing.
+    [html] = await receive(co_gm, 1)
+    assert_players_table(html, encounter)
+    assert "fires" in html and "creeps" not in html
 
     await co_gm.send_to(text_data="hello")
     [html] = await receive(co_gm, 1)
@@ -694,11 +693,9 @@ async def test_a_resync_moves_a_socket_whose_order_was_lost(campaign, gm, other_
     assert_players_table(html, encounter)
     await act(gm, encounter, "declare", {"enemy": lurker, "target": pc_key(pc), "text": "creeps"}, "hidden")
     await act(gm, encounter, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "fires"}, "seen")
-    frames = await receive(socket, 2)
-    for html in frames:
-        assert_players_table(html, encounter)
-        assert "creeps" not in html
-    assert "fires" in frames[-1]
+    [html] = await receive(socket, 1)  # the hidden declaration sends players nothing
+    assert_players_table(html, encounter)
+    assert "fires" in html and "creeps" not in html
 
 
 async def test_deleting_the_campaign_closes_every_socket_of_it(table, campaign, gm, player, sockets):
