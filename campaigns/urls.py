@@ -2,15 +2,13 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from campaigns import session_views, views
-from campaigns.forms import LoginForm
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/signup/", views.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(
-        authentication_form=LoginForm, redirect_authenticated_user=True), name="login"),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password/", views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("accounts/profile/", views.profile, name="profile"),
     path("join/", views.join_code, name="join_code"),

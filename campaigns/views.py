@@ -3,8 +3,9 @@
 import segno
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -17,6 +18,7 @@ from campaigns.forms import (
     GMNotesForm,
     InviteForm,
     JoinCodeForm,
+    LoginForm,
     ProfileForm,
     RoleForm,
     SignupForm,
@@ -50,7 +52,24 @@ def signup(request):
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_safe_next(request))
-    return render(request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")})
+    return render(request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")},
+                  status=400 if form.errors else 200)
+
+
+class BadRequestOnErrors:
+    """Django's form views answer 200 with the errors; Fray's form views answer 400, as for any refused input."""
+
+    def form_invalid(self, form) -> HttpResponse:
+        return self.render_to_response(self.get_context_data(form=form), status=400)
+
+
+class LoginView(BadRequestOnErrors, auth_views.LoginView):
+    authentication_form = LoginForm
+    redirect_authenticated_user = True
+
+
+class PasswordChangeView(BadRequestOnErrors, auth_views.PasswordChangeView):
+    pass
 
 
 @login_required
@@ -62,7 +81,8 @@ def profile(request):
         return redirect("profile")
     feed = sessions.calendar_feed_for(request.user)
     calendar_url = request.build_absolute_uri(reverse("calendar_feed", args=[feed.token]))
-    return render(request, "registration/profile.html", {"form": form, "calendar_url": calendar_url})
+    return render(request, "registration/profile.html", {"form": form, "calendar_url": calendar_url},
+                  status=400 if form.errors else 200)
 
 
 @login_required
@@ -71,7 +91,8 @@ def campaign_create(request):
     if request.method == "POST" and form.is_valid():
         campaign = services.create_campaign(request.user, **form.cleaned_data)
         return redirect(campaign)
-    return render(request, "campaigns/campaign_form.html", {"form": form, "creating": True})
+    return render(request, "campaigns/campaign_form.html", {"form": form, "creating": True},
+                  status=400 if form.errors else 200)
 
 
 @login_required
@@ -122,7 +143,8 @@ def campaign_edit(request, campaign_id):
             sessions.sync_campaign_reminders(membership.campaign)
         messages.success(request, "Campaign saved.")
         return redirect(membership.campaign)
-    return render(request, "campaigns/campaign_form.html", {"form": form, "campaign": membership.campaign})
+    return render(request, "campaigns/campaign_form.html", {"form": form, "campaign": membership.campaign},
+                  status=400 if form.errors else 200)
 
 
 @login_required
@@ -147,6 +169,7 @@ def gm_notes(request, campaign_id):
     return render(
         request, "campaigns/campaign_detail.html#gm-notes",
         {"campaign": campaign, "notes_form": form, "editing": editing, "membership": membership},
+        status=400 if form.errors else 200,
     )
 
 
