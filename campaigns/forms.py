@@ -88,7 +88,13 @@ class JoinCodeForm(forms.Form):
                                       "placeholder": "ABCD-2345", "inputmode": "text"}),
     )
 
+    def __init__(self, *args, refusal: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.refusal = refusal  # set while the throttle refuses every code: the sentence that says so
+
     def clean_code(self):
+        if self.refusal:
+            raise forms.ValidationError(self.refusal)
         code = normalise_code(self.cleaned_data["code"])
         if len(code) != 8:
             raise forms.ValidationError("A join code has 8 letters and digits, like ABCD-2345.")

@@ -24,6 +24,7 @@ from campaigns.forms import (
     SignupForm,
 )
 from campaigns.models import Character, Membership
+from campaigns.throttle import JOIN_CODES, client_address, too_many
 from combat.selectors import encounters_for
 from ships.selectors import ships_for
 
@@ -206,15 +207,24 @@ def join_link(request, token):
 
 @login_required
 def join_code(request):
-    form = JoinCodeForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    """Join by typing the code. Refused codes are counted per user and per client address: past the limit every
+    code is refused (429) until the window ends, so guessing codes gets nowhere."""
+    if request.method != "POST":
+        return render(request, "campaigns/join.html", {"form": JoinCodeForm()})
+    keys = {"user": request.user.pk, "client": client_address(request)}
+    minutes = JOIN_CODES.minutes_left(**keys)
+    form = JoinCodeForm(request.POST, refusal=too_many("wrong codes", minutes) if minutes else "")
+    if form.is_valid():
         try:
             invite = services.find_invite(code=form.cleaned_data["code"])
         except services.ServiceError as exc:
             form.add_error("code", str(exc))
         else:
             return _join(request, invite, confirmed=True)
-    return render(request, "campaigns/join.html", {"form": form}, status=400 if form.errors else 200)
+    if minutes:
+        return render(request, "campaigns/join.html", {"form": form}, status=429)
+    JOIN_CODES.hit(**keys)
+    return render(request, "campaigns/join.html", {"form": form}, status=400)
 
 
 def _join(request, invite, confirmed=False):
