@@ -157,6 +157,8 @@ class Invite(models.Model):
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
     uses = models.PositiveIntegerField(default=0)
+    # Members removed while this invite was out: it no longer lets them back in (services.bar_from_current_invites).
+    barred_users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
 
     objects = InviteQuerySet.as_manager()
 

@@ -232,6 +232,10 @@ def _join(request, invite, confirmed=False):
     if existing:
         messages.info(request, f"You are already in {invite.campaign.name}.")
         return redirect(invite.campaign)
+    try:
+        services.check_may_join(request.user, invite)
+    except services.ServiceError as exc:
+        return render(request, "campaigns/join.html", {"error": str(exc), "form": JoinCodeForm()}, status=400)
     if request.method == "POST" and (confirmed or request.POST.get("confirm") == "1"):
         try:
             services.join_campaign(request.user, invite)

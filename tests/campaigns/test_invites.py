@@ -188,3 +188,46 @@ def test_a_right_code_is_not_counted_as_a_wrong_one(client, gm, outsider, campai
     other = services.create_campaign(gm, name="Second", combat_model="hero")
     second = services.regenerate_invite(other, gm, days=7)
     assert client.post(reverse("join_code"), {"code": second.code}).status_code == 302
+
+
+# --- a removed member stays out ------------------------------------------------------------------------------------
+
+def remove(client, gm, campaign, user):
+    client.force_login(gm)
+    member = Membership.objects.get(campaign=campaign, user=user)
+    client.post(reverse("member_remove", args=[campaign.pk, member.pk]))
+    assert not Membership.objects.filter(campaign=campaign, user=user).exists()
+
+
+def test_a_removed_member_cannot_rejoin_with_the_link_or_code_they_had(client, gm, player, outsider, campaign, invite):
+    remove(client, gm, campaign, player)
+    client.force_login(player)
+    link = reverse("join_link", args=[invite.token])
+    for response in (client.get(link), client.post(link, {"confirm": "1"}),
+                     client.post(reverse("join_code"), {"code": invite.code})):
+        assert response.status_code == 400
+        assert "The GM removed you from this campaign after this invite was made." in response.content.decode()
+        assert "Join as a player" not in response.content.decode()
+    assert not Membership.objects.filter(campaign=campaign, user=player).exists()
+    # The invite still works for everyone else.
+    client.force_login(outsider)
+    assert client.post(reverse("join_code"), {"code": invite.code}).status_code == 302
+
+
+def test_a_fresh_invite_lets_a_removed_member_back(client, gm, player, campaign, invite):
+    remove(client, gm, campaign, player)
+    client.post(reverse("invite_regenerate", args=[campaign.pk]), {"days": 7})
+    fresh = Invite.objects.usable().get(campaign=campaign)
+    client.force_login(player)
+    assert client.post(reverse("join_code"), {"code": fresh.code}).status_code == 302
+    assert Membership.objects.get(campaign=campaign, user=player).role == "player"
+    # Removed a second time, the invite they came back with is closed to them too.
+    remove(client, gm, campaign, player)
+    client.force_login(player)
+    assert client.post(reverse("join_code"), {"code": fresh.code}).status_code == 400
+
+
+def test_the_service_refuses_a_removed_member_too(gm, player, campaign, invite):
+    services.remove_member(campaign, Membership.objects.get(campaign=campaign, user=player))
+    with pytest.raises(services.ServiceError, match="removed you"):
+        services.join_campaign(player, invite)
