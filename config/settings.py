@@ -138,6 +138,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_USERNAME_CALLABLE = "campaigns.forms.axes_username"  # never longer than its column
+# The client address is REMOTE_ADDR alone (daphne sets it, from the proxy's forwarded header behind the proxy): a
+# X-Forwarded-For or X-Real-IP header sent straight to the app must not pin someone else's address on a failure.
+AXES_CLIENT_IP_CALLABLE = "campaigns.throttle.client_address"
+
 # Throttles on the cache (campaigns/throttle.py): at most this many tries per key within `minutes`.
 FRAY_THROTTLES = {
     # Wrong join codes, per user and per client address (a table of players may share one address).

@@ -129,3 +129,35 @@ def test_posts_without_csrf_are_refused(gm):
     strict.force_login(gm)
     response = strict.post(reverse("campaign_create"), {"name": "X", "combat_model": "hero"})
     assert response.status_code == 403
+
+
+# --- the login lockout reads the address daphne gave, and one address cannot lock out another ------------------------
+
+GM_HOME = "198.51.100.7"
+ATTACKER = "203.0.113.66"
+
+
+def test_lockout_counts_the_connecting_address_whatever_headers_claim(client, gm, settings):
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        client.post(reverse("login"), {"username": "gemma", "password": "wrong"}, REMOTE_ADDR=ATTACKER,
+                    headers={"X-Forwarded-For": f"192.0.2.{n}", "X-Real-IP": f"192.0.2.{n}"})
+    # A fresh forwarded header does not make a fresh client: the attacker's address stays locked.
+    response = client.post(reverse("login"), {"username": "gemma", "password": PASSWORD}, REMOTE_ADDR=ATTACKER,
+                           headers={"X-Forwarded-For": "192.0.2.200", "X-Real-IP": "192.0.2.200"})
+    assert response.status_code == 429
+    assert not client.get(reverse("home")).context["user"].is_authenticated
+
+
+def test_failures_from_another_address_never_lock_the_gm_out(client, gm, settings):
+    from django.test import Client
+
+    for _ in range(settings.AXES_FAILURE_LIMIT * 3):
+        # Even claiming to come from the GM's own address.
+        client.post(reverse("login"), {"username": "gemma", "password": "wrong"}, REMOTE_ADDR=ATTACKER,
+                    headers={"X-Forwarded-For": GM_HOME, "X-Real-IP": GM_HOME})
+    assert client.post(reverse("login"), {"username": "gemma", "password": PASSWORD},
+                       REMOTE_ADDR=ATTACKER).status_code == 429
+    at_home = Client()
+    response = at_home.post(reverse("login"), {"username": "gemma", "password": PASSWORD}, REMOTE_ADDR=GM_HOME)
+    assert response.status_code == 302
+    assert at_home.get(reverse("home")).context["user"] == gm
