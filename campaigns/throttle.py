@@ -67,3 +67,4 @@ class Throttle:
 
 
 JOIN_CODES = Throttle("join_code")
+PASSWORD_RESETS = Throttle("password_reset")

@@ -19,12 +19,13 @@ from campaigns.forms import (
     InviteForm,
     JoinCodeForm,
     LoginForm,
+    PasswordResetRequestForm,
     ProfileForm,
     RoleForm,
     SignupForm,
 )
 from campaigns.models import Character, Membership
-from campaigns.throttle import JOIN_CODES, client_address, too_many
+from campaigns.throttle import JOIN_CODES, PASSWORD_RESETS, client_address, too_many
 from combat.selectors import encounters_for
 from ships.selectors import ships_for
 
@@ -70,6 +71,26 @@ class LoginView(BadRequestOnErrors, auth_views.LoginView):
 
 
 class PasswordChangeView(BadRequestOnErrors, auth_views.PasswordChangeView):
+    pass
+
+
+class PasswordResetView(BadRequestOnErrors, auth_views.PasswordResetView):
+    """Asks for an e-mail address; the worker mails a link if an account has it. The answer is the same page
+    either way, and requests are throttled per address asked for and per client."""
+
+    form_class = PasswordResetRequestForm
+
+    def form_valid(self, form) -> HttpResponse:
+        keys = {"email": form.cleaned_data["email"].strip().lower(), "client": client_address(self.request)}
+        minutes = PASSWORD_RESETS.minutes_left(**keys)
+        if minutes:
+            form.add_error("email", too_many("reset requests", minutes))
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        PASSWORD_RESETS.hit(**keys)
+        return super().form_valid(form)
+
+
+class PasswordResetConfirmView(BadRequestOnErrors, auth_views.PasswordResetConfirmView):
     pass
 
 

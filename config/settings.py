@@ -128,6 +128,7 @@ SECURE_CSP = {
 }
 
 LOGIN_URL = "login"
+PASSWORD_RESET_TIMEOUT = 24 * 60 * 60  # a reset link works once, for a day
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
@@ -146,6 +147,8 @@ AXES_CLIENT_IP_CALLABLE = "campaigns.throttle.client_address"
 FRAY_THROTTLES = {
     # Wrong join codes, per user and per client address (a table of players may share one address).
     "join_code": {"minutes": 15, "user": 10, "client": 30},
+    # Password reset requests, per e-mail address asked for and per client address.
+    "password_reset": {"minutes": 60, "email": 3, "client": 10},
 }
 
 LANGUAGE_CODE = "en-us"

@@ -107,6 +107,11 @@ def _extra_requests(world, gm):
         ("campaign_create", "get", reverse("campaign_create"), {}, "gm"),
         ("notifications", "get", reverse("notifications"), {}, "gm"),
         ("calendar_rotate", "post", reverse("calendar_rotate"), {}, "gm"),
+        ("password_reset", "get", reverse("password_reset"), {}, "anonymous"),
+        ("password_reset_done", "get", reverse("password_reset_done"), {}, "anonymous"),
+        ("password_reset_confirm", "get", reverse("password_reset_confirm", args=["MQ", "not-a-token"]), {},
+         "anonymous"),
+        ("password_reset_complete", "get", reverse("password_reset_complete"), {}, "anonymous"),
     ]
 
 
