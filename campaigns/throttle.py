@@ -14,10 +14,11 @@ from django.core.cache import cache
 from django.http import HttpRequest
 
 
-def client_address(request: HttpRequest) -> str:
+def client_address(request: HttpRequest) -> str | None:
     """The client's address: REMOTE_ADDR alone, as daphne sets it (from the proxy's forwarded header when it runs
-    behind the proxy). A header the client sends itself (X-Forwarded-For, X-Real-IP) could name anyone."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    behind the proxy). A header the client sends itself (X-Forwarded-For, X-Real-IP) could name anyone.
+    None without one (django-axes stores it in an IP address column, which takes no placeholder word)."""
+    return request.META.get("REMOTE_ADDR") or None
 
 
 def too_many(what: str, minutes: int) -> str:
