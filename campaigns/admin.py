@@ -43,6 +43,7 @@ class MembershipAdmin(admin.ModelAdmin):
 class InviteAdmin(admin.ModelAdmin):
     list_display = ("campaign", "code", "expires_at", "revoked_at", "uses")
     readonly_fields = ("token",)
+    raw_id_fields = ("barred_users",)
 
 
 @admin.register(Character)

@@ -1,7 +1,9 @@
+import logging
 import zoneinfo
 
+import kombu.exceptions
 from django import forms
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 
 from campaigns.models import (
     Campaign,
@@ -15,6 +17,8 @@ from campaigns.models import (
 from campaigns.services import normalise_code
 from combat.rules import registry
 from combat.rules.stats import BOOL, CHOICE, INT, TAGS, StatSchema
+
+logger = logging.getLogger(__name__)
 
 TIMEZONE_CHOICES = [(name, name) for name in sorted(zoneinfo.available_timezones())]
 
@@ -44,6 +48,20 @@ def axes_username(request, credentials):
     source = credentials if credentials is not None else getattr(request, "POST", {})
     username = source.get("username") or ""
     return str(username)[:User._meta.get_field("username").max_length]
+
+
+class PasswordResetRequestForm(PasswordResetForm):
+    """Django's reset form, but the worker looks the address up and sends the mail (campaigns.tasks): the web
+    process does the same for every address, so neither its answer nor its timing tells whether one has an account."""
+
+    def save(self, **kwargs) -> None:
+        from campaigns.tasks import send_password_reset
+
+        try:
+            send_password_reset.delay(self.cleaned_data["email"])
+        except kombu.exceptions.OperationalError:
+            # The broker is down: the page still answers as always (no e-mail goes out) instead of a 500.
+            logger.exception("Could not queue a password reset e-mail")
 
 
 class ProfileForm(forms.ModelForm):
@@ -88,7 +106,13 @@ class JoinCodeForm(forms.Form):
                                       "placeholder": "ABCD-2345", "inputmode": "text"}),
     )
 
+    def __init__(self, *args, refusal: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.refusal = refusal  # set while the throttle refuses every code: the sentence that says so
+
     def clean_code(self):
+        if self.refusal:
+            raise forms.ValidationError(self.refusal)
         code = normalise_code(self.cleaned_data["code"])
         if len(code) != 8:
             raise forms.ValidationError("A join code has 8 letters and digits, like ABCD-2345.")

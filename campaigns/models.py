@@ -14,7 +14,7 @@ from combat.rules import registry
 
 # Join codes avoid letters and digits that look alike on a phone keyboard (0/O, 1/I/L).
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-JOIN_CODE_LENGTH = 8  # 31^8 ≈ 8.5e11 codes; joining also needs a login and failures are rate-limited
+JOIN_CODE_LENGTH = 8  # 31^8 ≈ 8.5e11 codes; joining needs a login and wrong codes are throttled
 
 
 def _timezone_choices():
@@ -157,6 +157,8 @@ class Invite(models.Model):
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
     uses = models.PositiveIntegerField(default=0)
+    # Members removed while this invite was out: it no longer lets them back in (services.bar_from_current_invites).
+    barred_users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
 
     objects = InviteQuerySet.as_manager()
 

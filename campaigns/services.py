@@ -59,12 +59,26 @@ def find_invite(*, token=None, code=None) -> Invite:
     return invite
 
 
+def check_may_join(user, invite: Invite) -> None:
+    """A member removed while this invite was out cannot come back with it (a fresh invite lets them in)."""
+    if invite.barred_users.filter(pk=user.pk).exists():
+        raise ServiceError("The GM removed you from this campaign after this invite was made. "
+                           "Ask them for a new one if you should be back.")
+
+
+def bar_from_current_invites(campaign: Campaign, user) -> None:
+    """On removal: no link or code out at that moment lets `user` back in; invites made later still do."""
+    for invite in campaign.invites.usable():
+        invite.barred_users.add(user)
+
+
 @transaction.atomic
 def join_campaign(user, invite: Invite) -> tuple[Membership, bool]:
     """Make `user` a player of the invite's campaign. Returns (membership, created); members stay as they are."""
     invite = Invite.objects.select_for_update().get(pk=invite.pk)
     if not invite.is_usable:
         raise ServiceError("That invite can no longer be used. Ask your GM for a new link.")
+    check_may_join(user, invite)
     membership, created = Membership.objects.get_or_create(
         campaign_id=invite.campaign_id, user=user, defaults={"role": Membership.Role.PLAYER}
     )
@@ -100,6 +114,7 @@ def remove_member(campaign: Campaign, member: Membership) -> None:
     # Their PCs stay in the campaign (the story keeps them) but no longer have a player.
     Character.objects.filter(campaign=campaign, owner=member.user).update(owner=None)
     member.delete()  # after commit, campaigns.live closes their open sockets of the campaign
+    bar_from_current_invites(campaign, member.user)
     from campaigns.sessions import forget_member_reminders
 
     forget_member_reminders(campaign, member.user)

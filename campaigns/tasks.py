@@ -1,5 +1,8 @@
+from urllib.parse import urlsplit
+
 from celery import shared_task
 from django.conf import settings
+from django.contrib.auth.forms import PasswordResetForm
 from django.core.mail import send_mail
 
 from campaigns import reminders
@@ -35,3 +38,18 @@ def send_due_reminders() -> dict:
     """Run by beat every minute (CELERY_BEAT_SCHEDULE). Safe to run on several workers at once: each due
     reminder is delivered once (campaigns/reminders.py explains how). Returns counts of what happened."""
     return reminders.send_due_reminders()
+
+
+@shared_task(ignore_result=True)
+def send_password_reset(email: str) -> None:
+    """E-mail a link to set a new password to each active account with this address (none: nothing is sent).
+    Django's own reset form builds the link; FRAY_BASE_URL is its address, never a request's Host header."""
+    form = PasswordResetForm({"email": email})
+    if not form.is_valid():
+        return
+    form.save(
+        domain_override=urlsplit(settings.FRAY_BASE_URL).netloc,
+        subject_template_name="registration/password_reset_subject.txt",
+        email_template_name="registration/password_reset_email.txt",
+        extra_email_context={"base_url": settings.FRAY_BASE_URL.rstrip("/")},
+    )

@@ -2,16 +2,21 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from campaigns import session_views, views
-from campaigns.forms import LoginForm
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/signup/", views.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(
-        authentication_form=LoginForm, redirect_authenticated_user=True), name="login"),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("accounts/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password/", views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    # Password reset by e-mail: Django's views and forms, the mail sent by the worker (campaigns/tasks.py).
+    path("accounts/password/reset/", views.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/password/reset/sent/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path("accounts/password/reset/<uidb64>/<token>/", views.PasswordResetConfirmView.as_view(),
+         name="password_reset_confirm"),
+    path("accounts/password/reset/done/", auth_views.PasswordResetCompleteView.as_view(),
+         name="password_reset_complete"),
     path("accounts/profile/", views.profile, name="profile"),
     path("join/", views.join_code, name="join_code"),
     path("join/<str:token>/", views.join_link, name="join_link"),

@@ -3,8 +3,9 @@
 import segno
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -17,11 +18,14 @@ from campaigns.forms import (
     GMNotesForm,
     InviteForm,
     JoinCodeForm,
+    LoginForm,
+    PasswordResetRequestForm,
     ProfileForm,
     RoleForm,
     SignupForm,
 )
 from campaigns.models import Character, Membership
+from campaigns.throttle import JOIN_CODES, PASSWORD_RESETS, client_address, too_many
 from combat.selectors import encounters_for
 from ships.selectors import ships_for
 
@@ -50,7 +54,44 @@ def signup(request):
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_safe_next(request))
-    return render(request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")})
+    return render(request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")},
+                  status=400 if form.errors else 200)
+
+
+class BadRequestOnErrors:
+    """Django's form views answer 200 with the errors; Fray's form views answer 400, as for any refused input."""
+
+    def form_invalid(self, form) -> HttpResponse:
+        return self.render_to_response(self.get_context_data(form=form), status=400)
+
+
+class LoginView(BadRequestOnErrors, auth_views.LoginView):
+    authentication_form = LoginForm
+    redirect_authenticated_user = True
+
+
+class PasswordChangeView(BadRequestOnErrors, auth_views.PasswordChangeView):
+    pass
+
+
+class PasswordResetView(BadRequestOnErrors, auth_views.PasswordResetView):
+    """Asks for an e-mail address; the worker mails a link if an account has it. The answer is the same page
+    either way, and requests are throttled per address asked for and per client."""
+
+    form_class = PasswordResetRequestForm
+
+    def form_valid(self, form) -> HttpResponse:
+        keys = {"email": form.cleaned_data["email"].strip().lower(), "client": client_address(self.request)}
+        minutes = PASSWORD_RESETS.minutes_left(**keys)
+        if minutes:
+            form.add_error("email", too_many("reset requests", minutes))
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        PASSWORD_RESETS.hit(**keys)
+        return super().form_valid(form)
+
+
+class PasswordResetConfirmView(BadRequestOnErrors, auth_views.PasswordResetConfirmView):
+    pass
 
 
 @login_required
@@ -62,7 +103,8 @@ def profile(request):
         return redirect("profile")
     feed = sessions.calendar_feed_for(request.user)
     calendar_url = request.build_absolute_uri(reverse("calendar_feed", args=[feed.token]))
-    return render(request, "registration/profile.html", {"form": form, "calendar_url": calendar_url})
+    return render(request, "registration/profile.html", {"form": form, "calendar_url": calendar_url},
+                  status=400 if form.errors else 200)
 
 
 @login_required
@@ -71,7 +113,8 @@ def campaign_create(request):
     if request.method == "POST" and form.is_valid():
         campaign = services.create_campaign(request.user, **form.cleaned_data)
         return redirect(campaign)
-    return render(request, "campaigns/campaign_form.html", {"form": form, "creating": True})
+    return render(request, "campaigns/campaign_form.html", {"form": form, "creating": True},
+                  status=400 if form.errors else 200)
 
 
 @login_required
@@ -122,7 +165,8 @@ def campaign_edit(request, campaign_id):
             sessions.sync_campaign_reminders(membership.campaign)
         messages.success(request, "Campaign saved.")
         return redirect(membership.campaign)
-    return render(request, "campaigns/campaign_form.html", {"form": form, "campaign": membership.campaign})
+    return render(request, "campaigns/campaign_form.html", {"form": form, "campaign": membership.campaign},
+                  status=400 if form.errors else 200)
 
 
 @login_required
@@ -147,6 +191,7 @@ def gm_notes(request, campaign_id):
     return render(
         request, "campaigns/campaign_detail.html#gm-notes",
         {"campaign": campaign, "notes_form": form, "editing": editing, "membership": membership},
+        status=400 if form.errors else 200,
     )
 
 
@@ -183,15 +228,24 @@ def join_link(request, token):
 
 @login_required
 def join_code(request):
-    form = JoinCodeForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    """Join by typing the code. Refused codes are counted per user and per client address: past the limit every
+    code is refused (429) until the window ends, so guessing codes gets nowhere."""
+    if request.method != "POST":
+        return render(request, "campaigns/join.html", {"form": JoinCodeForm()})
+    keys = {"user": request.user.pk, "client": client_address(request)}
+    minutes = JOIN_CODES.minutes_left(**keys)
+    form = JoinCodeForm(request.POST, refusal=too_many("wrong codes", minutes) if minutes else "")
+    if form.is_valid():
         try:
             invite = services.find_invite(code=form.cleaned_data["code"])
         except services.ServiceError as exc:
             form.add_error("code", str(exc))
         else:
             return _join(request, invite, confirmed=True)
-    return render(request, "campaigns/join.html", {"form": form}, status=400 if form.errors else 200)
+    if minutes:
+        return render(request, "campaigns/join.html", {"form": form}, status=429)
+    JOIN_CODES.hit(**keys)
+    return render(request, "campaigns/join.html", {"form": form}, status=400)
 
 
 def _join(request, invite, confirmed=False):
@@ -199,6 +253,10 @@ def _join(request, invite, confirmed=False):
     if existing:
         messages.info(request, f"You are already in {invite.campaign.name}.")
         return redirect(invite.campaign)
+    try:
+        services.check_may_join(request.user, invite)
+    except services.ServiceError as exc:
+        return render(request, "campaigns/join.html", {"error": str(exc), "form": JoinCodeForm()}, status=400)
     if request.method == "POST" and (confirmed or request.POST.get("confirm") == "1"):
         try:
             services.join_campaign(request.user, invite)

@@ -128,6 +128,7 @@ SECURE_CSP = {
 }
 
 LOGIN_URL = "login"
+PASSWORD_RESET_TIMEOUT = 24 * 60 * 60  # a reset link works once, for a day
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
@@ -138,6 +139,17 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_USERNAME_CALLABLE = "campaigns.forms.axes_username"  # never longer than its column
+# The client address is REMOTE_ADDR alone (daphne sets it, from the proxy's forwarded header behind the proxy): a
+# X-Forwarded-For or X-Real-IP header sent straight to the app must not pin someone else's address on a failure.
+AXES_CLIENT_IP_CALLABLE = "campaigns.throttle.client_address"
+
+# Throttles on the cache (campaigns/throttle.py): at most this many tries per key within `minutes`.
+FRAY_THROTTLES = {
+    # Wrong join codes, per user and per client address (a table of players may share one address).
+    "join_code": {"minutes": 15, "user": 10, "client": 30},
+    # Password reset requests, per e-mail address asked for and per client address.
+    "password_reset": {"minutes": 60, "email": 3, "client": 10},
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -167,6 +179,14 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# The cache holds the throttles. With Redis every web process counts against one total; the embedded default
+# serves from one daphne process, whose own memory is enough.
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": "fray"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "fray"}}
 
 # Celery: Redis when REDIS_URL is set, otherwise kombu's filesystem transport (no server needed).
 CELERY_QUEUE_DIR = VAR_DIR / "celery"

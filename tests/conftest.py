@@ -50,6 +50,16 @@ def _celery_eager():
 
 
 @pytest.fixture(autouse=True)
+def _fresh_cache(settings):
+    """Every test counts its throttles from nothing: a cache key prefix of its own, never a flush (in integration
+    runs the cache's Redis database also holds the channel layer and the broker)."""
+    from uuid import uuid4
+
+    settings.CACHES = {alias: {**config, "KEY_PREFIX": f"test-{uuid4().hex}"}
+                       for alias, config in settings.CACHES.items()}
+
+
+@pytest.fixture(autouse=True)
 def _axes_reset(db):
     from axes.utils import reset
 

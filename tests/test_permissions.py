@@ -66,7 +66,9 @@ MATRIX = {
 ACCOUNT_URLS = {"profile", "password_change", "password_change_done", "join_code", "campaign_create",
                 "notifications", "calendar_rotate"}
 # calendar_feed: no login (calendar apps), the secret token is the key; tests/campaigns/test_calendar.py.
-PUBLIC_URLS = {"home", "signup", "login", "logout", "join_link", "healthz", "calendar_feed"}
+# password_reset*: for whoever forgot their password; tests/campaigns/test_password_reset.py.
+PUBLIC_URLS = {"home", "signup", "login", "logout", "join_link", "healthz", "calendar_feed",
+               "password_reset", "password_reset_done", "password_reset_confirm", "password_reset_complete"}
 
 
 def _app_url_names():

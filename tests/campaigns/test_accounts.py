@@ -22,7 +22,7 @@ def test_sign_up_refuses_weak_password_with_a_sentence(client):
     response = client.post(reverse("signup"), {
         "username": "gemma", "timezone": "UTC", "password1": "12345678", "password2": "12345678",
     })
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "This password is too common." in response.content.decode()
     assert not User.objects.filter(username="gemma").exists()
 
@@ -53,7 +53,7 @@ def test_log_in_and_log_out(client, gm):
 
 def test_wrong_password_says_so(client, gm):
     response = client.post(reverse("login"), {"username": "gemma", "password": "nope"})
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "Please enter a correct username and password" in response.content.decode()
 
 
@@ -78,7 +78,7 @@ def test_an_over_long_username_gets_a_sentence_and_records_nothing(client, gm):
     from axes.models import AccessAttempt
 
     response = client.post(reverse("login"), {"username": "😀" * 256, "password": "x"})
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "Usernames are at most 150 characters." in response.content.decode()
     assert not AccessAttempt.objects.exists()
 
@@ -98,6 +98,7 @@ def test_password_change_needs_the_old_password(client, gm):
     response = client.post(reverse("password_change"), {
         "old_password": "wrong", "new_password1": "another-Long-secret-77", "new_password2": "another-Long-secret-77",
     })
+    assert response.status_code == 400
     assert "Your old password was entered incorrectly" in response.content.decode()
     response = client.post(reverse("password_change"), {
         "old_password": PASSWORD, "new_password1": "another-Long-secret-77", "new_password2": "another-Long-secret-77",
@@ -110,6 +111,7 @@ def test_password_change_needs_the_old_password(client, gm):
 def test_profile_time_zone_must_be_real(client, gm):
     client.force_login(gm)
     response = client.post(reverse("profile"), {"first_name": "Gemma", "email": "", "timezone": "Mars/Olympus"})
+    assert response.status_code == 400
     assert "Select a valid choice" in response.content.decode()
     gm.refresh_from_db()
     assert gm.timezone == "UTC"
@@ -127,3 +129,35 @@ def test_posts_without_csrf_are_refused(gm):
     strict.force_login(gm)
     response = strict.post(reverse("campaign_create"), {"name": "X", "combat_model": "hero"})
     assert response.status_code == 403
+
+
+# --- the login lockout reads the address daphne gave, and one address cannot lock out another ------------------------
+
+GM_HOME = "198.51.100.7"
+ATTACKER = "203.0.113.66"
+
+
+def test_lockout_counts_the_connecting_address_whatever_headers_claim(client, gm, settings):
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        client.post(reverse("login"), {"username": "gemma", "password": "wrong"}, REMOTE_ADDR=ATTACKER,
+                    headers={"X-Forwarded-For": f"192.0.2.{n}", "X-Real-IP": f"192.0.2.{n}"})
+    # A fresh forwarded header does not make a fresh client: the attacker's address stays locked.
+    response = client.post(reverse("login"), {"username": "gemma", "password": PASSWORD}, REMOTE_ADDR=ATTACKER,
+                           headers={"X-Forwarded-For": "192.0.2.200", "X-Real-IP": "192.0.2.200"})
+    assert response.status_code == 429
+    assert not client.get(reverse("home")).context["user"].is_authenticated
+
+
+def test_failures_from_another_address_never_lock_the_gm_out(client, gm, settings):
+    from django.test import Client
+
+    for _ in range(settings.AXES_FAILURE_LIMIT * 3):
+        # Even claiming to come from the GM's own address.
+        client.post(reverse("login"), {"username": "gemma", "password": "wrong"}, REMOTE_ADDR=ATTACKER,
+                    headers={"X-Forwarded-For": GM_HOME, "X-Real-IP": GM_HOME})
+    assert client.post(reverse("login"), {"username": "gemma", "password": PASSWORD},
+                       REMOTE_ADDR=ATTACKER).status_code == 429
+    at_home = Client()
+    response = at_home.post(reverse("login"), {"username": "gemma", "password": PASSWORD}, REMOTE_ADDR=GM_HOME)
+    assert response.status_code == 302
+    assert at_home.get(reverse("home")).context["user"] == gm

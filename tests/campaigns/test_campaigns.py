@@ -21,6 +21,7 @@ def test_creating_a_campaign_makes_you_its_gm(client, gm):
 def test_campaign_form_explains_missing_and_bad_values(client, gm):
     client.force_login(gm)
     response = client.post(reverse("campaign_create"), {"name": "", "combat_model": "chess"})
+    assert response.status_code == 400
     page = response.content.decode()
     assert "This field is required." in page
     assert "Select a valid choice. chess is not one of the available choices." in page
@@ -109,6 +110,19 @@ def test_gm_notes_edit_inline_with_htmx(client, gm, campaign):
     assert "<html" not in body and "Ambush at the relay" in body and 'id="gm-notes"' in body
     campaign.refresh_from_db()
     assert campaign.gm_notes == "Ambush at the relay"
+
+
+def test_refused_campaign_edits_answer_400_and_change_nothing(client, gm, campaign):
+    client.force_login(gm)
+    response = client.post(reverse("campaign_edit", args=[campaign.pk]), {"name": "", "combat_model": "hero"})
+    assert response.status_code == 400 and "This field is required." in response.content.decode()
+    too_long = {"gm_notes": "x" * 20001}
+    for headers in ({}, {"HX-Request": "true"}):
+        response = client.post(reverse("gm_notes", args=[campaign.pk]), too_long, headers=headers)
+        assert response.status_code == 400
+        assert "Ensure this value has at most 20000 characters" in response.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.name == "Drift" and campaign.gm_notes.startswith("SECRET-GM-NOTE")
 
 
 def test_gm_notes_work_without_javascript(client, gm, campaign):

@@ -136,3 +136,98 @@ def test_gms_get_an_email_when_a_player_joins(client, outsider, campaign, invite
     assert len(mail.outbox) == 1
     assert mail.outbox[0].to == ["gemma@example.com"]
     assert "zed joined Drift" in mail.outbox[0].subject
+
+
+# --- wrong codes are throttled -------------------------------------------------------------------------------------
+
+def test_wrong_codes_are_throttled_per_user(client, outsider, campaign, invite, settings):
+    client.force_login(outsider)
+    for n in range(settings.FRAY_THROTTLES["join_code"]["user"]):
+        # From a new address each time, and with a forwarded header claiming yet another: the user is counted.
+        response = client.post(reverse("join_code"), {"code": "ZZZZ-ZZZZ"}, REMOTE_ADDR=f"203.0.113.{n}",
+                               headers={"X-Forwarded-For": f"198.51.100.{n}"})
+        assert response.status_code == 400
+    # Past the limit even the right code is refused, with a sentence on the form.
+    response = client.post(reverse("join_code"), {"code": invite.code}, REMOTE_ADDR="203.0.113.200")
+    assert response.status_code == 429
+    sentence = "Too many wrong codes; try again in 15 minutes."
+    assert f'<p class="error" role="alert">{sentence}</p>' in response.content.decode()
+    assert not Membership.objects.filter(user=outsider).exists()
+    # Someone else is not held back by it.
+    from tests.conftest import make_user
+
+    client.force_login(make_user("newcomer"))
+    assert client.post(reverse("join_code"), {"code": invite.code}).status_code == 302
+
+
+def test_wrong_codes_are_throttled_per_client_address(client, campaign, invite, settings):
+    from tests.conftest import make_user
+
+    settings.FRAY_THROTTLES = {**settings.FRAY_THROTTLES, "join_code": {"minutes": 15, "user": 10, "client": 3}}
+    shared = "203.0.113.9"
+    for n in range(3):
+        client.force_login(make_user(f"guesser{n}"))
+        response = client.post(reverse("join_code"), {"code": "ZZZZ-ZZZZ"}, REMOTE_ADDR=shared,
+                               headers={"X-Forwarded-For": f"198.51.100.{n}", "X-Real-IP": f"198.51.100.{n}"})
+        assert response.status_code == 400
+    newcomer = make_user("newcomer")
+    client.force_login(newcomer)
+    response = client.post(reverse("join_code"), {"code": invite.code}, REMOTE_ADDR=shared,
+                           headers={"X-Forwarded-For": "192.0.2.50"})
+    assert response.status_code == 429 and "Too many wrong codes" in response.content.decode()
+    assert not Membership.objects.filter(user=newcomer).exists()
+    # From another address the same user joins.
+    assert client.post(reverse("join_code"), {"code": invite.code}, REMOTE_ADDR="192.0.2.50").status_code == 302
+    assert Membership.objects.filter(user=newcomer, campaign=campaign).exists()
+
+
+def test_a_right_code_is_not_counted_as_a_wrong_one(client, gm, outsider, campaign, invite, settings):
+    settings.FRAY_THROTTLES = {**settings.FRAY_THROTTLES, "join_code": {"minutes": 15, "user": 1, "client": 1}}
+    client.force_login(outsider)
+    assert client.post(reverse("join_code"), {"code": invite.code}).status_code == 302
+    other = services.create_campaign(gm, name="Second", combat_model="hero")
+    second = services.regenerate_invite(other, gm, days=7)
+    assert client.post(reverse("join_code"), {"code": second.code}).status_code == 302
+
+
+# --- a removed member stays out ------------------------------------------------------------------------------------
+
+def remove(client, gm, campaign, user):
+    client.force_login(gm)
+    member = Membership.objects.get(campaign=campaign, user=user)
+    client.post(reverse("member_remove", args=[campaign.pk, member.pk]))
+    assert not Membership.objects.filter(campaign=campaign, user=user).exists()
+
+
+def test_a_removed_member_cannot_rejoin_with_the_link_or_code_they_had(client, gm, player, outsider, campaign, invite):
+    remove(client, gm, campaign, player)
+    client.force_login(player)
+    link = reverse("join_link", args=[invite.token])
+    for response in (client.get(link), client.post(link, {"confirm": "1"}),
+                     client.post(reverse("join_code"), {"code": invite.code})):
+        assert response.status_code == 400
+        assert "The GM removed you from this campaign after this invite was made." in response.content.decode()
+        assert "Join as a player" not in response.content.decode()
+    assert not Membership.objects.filter(campaign=campaign, user=player).exists()
+    # The invite still works for everyone else.
+    client.force_login(outsider)
+    assert client.post(reverse("join_code"), {"code": invite.code}).status_code == 302
+
+
+def test_a_fresh_invite_lets_a_removed_member_back(client, gm, player, campaign, invite):
+    remove(client, gm, campaign, player)
+    client.post(reverse("invite_regenerate", args=[campaign.pk]), {"days": 7})
+    fresh = Invite.objects.usable().get(campaign=campaign)
+    client.force_login(player)
+    assert client.post(reverse("join_code"), {"code": fresh.code}).status_code == 302
+    assert Membership.objects.get(campaign=campaign, user=player).role == "player"
+    # Removed a second time, the invite they came back with is closed to them too.
+    remove(client, gm, campaign, player)
+    client.force_login(player)
+    assert client.post(reverse("join_code"), {"code": fresh.code}).status_code == 400
+
+
+def test_the_service_refuses_a_removed_member_too(gm, player, campaign, invite):
+    services.remove_member(campaign, Membership.objects.get(campaign=campaign, user=player))
+    with pytest.raises(services.ServiceError, match="removed you"):
+        services.join_campaign(player, invite)

@@ -198,7 +198,7 @@ def test_bad_offsets_are_explained(client, gm, campaign, value, sentence):
         "name": campaign.name, "combat_model": campaign.combat_model, "enemy_health_visibility": "exact",
         "reminder_offsets": value,
     })
-    assert response.status_code == 200
+    assert response.status_code == 400
     page = response.content.decode()
     assert f'<p class="error" role="alert">{sentence}</p>' in page
     campaign.refresh_from_db()
