@@ -49,10 +49,13 @@ def stack(tmp_path, django_db_setup):
     try:
         servers = [procs.start_daphne(name, env, tmp_path, DAPHNE_FLAGS) for name in ("A", "B")]
         proxy = procs.start_proxy(servers, tmp_path / "proxy", ALLOWED_HOSTS)
-        # Up once the proxy's health checks pass on both: /healthz answered 200 under production settings.
-        procs.wait_until(lambda: any(s.proc.poll() is not None for s in servers) or proxy.replicas_up() == 2,
-                         procs.START_TIMEOUT, message=lambda: f"both replicas up behind the proxy (it says "
-                         f"{proxy.replicas_up()}):\n{proxy.log_text()}\n{servers[0].log_text()}\n{servers[1].log_text()}")
+        # Up once the proxy's health checks pass on both: /healthz answered 200 under production settings. The bound:
+        # daphne starting, then two checks in a row passing.
+        procs.wait_until(
+            lambda: any(s.proc.poll() is not None for s in servers) or proxy.replicas_up() == 2,
+            procs.START_TIMEOUT + procs.WAIT,
+            message=lambda: f"both replicas up behind the proxy (it says {proxy.replicas_up()}):\n"
+                            f"{proxy.log_text()}\n{servers[0].log_text()}\n{servers[1].log_text()}")
         for server in servers:
             assert server.proc.poll() is None, f"daphne {server.name} exited:\n{server.log_text()}"
         yield {"proxy": proxy, "A": servers[0], "B": servers[1]}
