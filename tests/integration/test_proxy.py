@@ -30,7 +30,23 @@ from tests.integration import procs
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 COMPOSE = yaml.safe_load((procs.ROOT / "docker-compose.yml").read_text())
-DAPHNE_FLAGS = ("--proxy-headers",)  # as compose's web runs daphne (tests/test_deploy.py holds the two together)
+
+
+def compose_daphne_flags() -> tuple[str, ...]:
+    """The flags compose's web gives daphne (--proxy-headers), less the address and port: the test picks its own."""
+    script = COMPOSE["services"]["web"]["command"][-1]
+    argv = next(line.split() for line in script.splitlines() if line.strip().startswith("exec daphne"))
+    assert argv[-1] == "config.asgi:application", argv
+    flags, rest = [], iter(argv[2:-1])
+    for arg in rest:
+        if arg in ("-b", "-p"):
+            next(rest)
+        else:
+            flags.append(arg)
+    return tuple(flags)
+
+
+DAPHNE_FLAGS = compose_daphne_flags()
 ALLOWED_HOSTS = "localhost,127.0.0.1"
 FAILURE_LIMIT = 3  # failed logins before a lockout (AXES_FAILURE_LIMIT)
 
