@@ -31,4 +31,6 @@ USER fray
 
 EXPOSE 8000
 
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "config.asgi:application"]
+# Behind the proxy (config/haproxy.cfg): daphne takes the client address from its X-Forwarded-For, so the port must
+# be reachable through the proxy alone.
+CMD ["daphne", "--proxy-headers", "-b", "0.0.0.0", "-p", "8000", "config.asgi:application"]

@@ -15,7 +15,7 @@ PYTHON ?= $(shell v=$$(cut -d. -f1,2 .python-version); \
 	  p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; \
 	done)
 
-.PHONY: help setup run test test-unit test-e2e test-integration browser bench clean
+.PHONY: help setup run test test-unit test-e2e test-integration browser haproxy bench clean
 
 help:
 	@echo "make run   - set up and serve Fray with the demo campaign on http://$(HOST):$(PORT)/"
@@ -53,8 +53,15 @@ test-unit: setup
 test-e2e: setup browser
 	$(BIN)/pytest tests/e2e -m e2e
 
+# Debian's HAProxy runs in front of two web replicas in the integration suite (tests/integration/test_proxy.py).
+# Debian puts it in /usr/sbin, which is not on every user's PATH.
+haproxy:
+	@command -v haproxy >/dev/null || test -x /usr/sbin/haproxy || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; \
+	  else echo "Install Debian's haproxy package (sudo apt-get install haproxy) for the integration tests."; exit 1; fi; }
+
 # Against the real services: the whole suite on PostgreSQL with the Redis channel layer and broker.
-test-integration: setup
+test-integration: setup haproxy
 	DATABASE_URL=$(PG_URL) REDIS_URL=$(REDIS_TEST_URL) $(BIN)/pytest -m "not e2e"
 
 

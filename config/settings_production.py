@@ -10,6 +10,8 @@ SECRET_KEY = env.str("SECRET_KEY")
 if len(SECRET_KEY) < 50 or SECRET_KEY.startswith("fray-embedded"):
     raise ImproperlyConfigured("SECRET_KEY must be set to a random value of at least 50 characters.")
 
+# Served behind the proxy (config/haproxy.cfg), which terminates TLS and sets X-Forwarded-Proto, replacing any the
+# client sent; daphne --proxy-headers takes the client address from its X-Forwarded-For the same way.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)

@@ -17,7 +17,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 APP_SERVICES = ("web", "worker", "beat")
-LONG_RUNNING = ("postgres", "redis", *APP_SERVICES)  # every compose service runs until stopped
+LONG_RUNNING = ("postgres", "redis", *APP_SERVICES, "proxy")  # every compose service runs until stopped
+HAPROXY_CFG = ROOT / "config" / "haproxy.cfg"
 
 
 def run_manage(*args, env_overrides, tmp_path):
@@ -240,6 +241,71 @@ def test_compose_web_migrates_then_serves_with_daphne(compose):
     assert "/healthz" in " ".join(compose["services"]["web"]["healthcheck"]["test"])
 
 
+def daphne_argv(command: str) -> list[str]:
+    """The daphne command line in a shell script or a CMD."""
+    line = next(line for line in command.splitlines() if "daphne" in line.split())
+    argv = line.split()
+    return argv[argv.index("daphne"):]
+
+
+def test_compose_web_is_reached_only_through_the_proxy_and_believes_its_headers(compose):
+    """daphne takes the client address from X-Forwarded-For (--proxy-headers), so a web replica must not be
+    reachable but through the proxy, which replaces that header: web publishes no port."""
+    web = compose["services"]["web"]
+    assert not web.get("ports"), "a published web port would let a client name any address in X-Forwarded-For"
+    assert [str(port) for port in web["expose"]] == ["8000"]
+    argv = daphne_argv(web["command"][-1])
+    assert "--proxy-headers" in argv and argv[-1] == "config.asgi:application", argv
+    assert argv[argv.index("-p") + 1] == "8000"
+
+
+def haproxy_lines() -> list[str]:
+    """config/haproxy.cfg without comments, one directive a line."""
+    lines = (line.split("#", 1)[0].strip() for line in HAPROXY_CFG.read_text().splitlines())
+    return [line for line in lines if line]
+
+
+def test_compose_proxy_runs_config_haproxy_cfg_in_front_of_every_web_replica(compose):
+    proxy = compose["services"]["proxy"]
+    # The branch the integration test runs this file with (Debian's haproxy 2.6: tests/integration/test_proxy.py).
+    assert proxy["image"] == "haproxy:2.6"
+    assert sorted(proxy["ports"]) == ["443:443", "80:80"]
+    assert all(m.endswith(":ro") for m in proxy["volumes"])  # the proxy reads its config and certificate only
+    mounts = dict(m.rsplit(":", 2)[:2] for m in proxy["volumes"])  # SOURCE:TARGET:ro
+    assert mounts["./config/haproxy.cfg"] == "/usr/local/etc/haproxy/haproxy.cfg"
+    certs = mounts["${FRAY_CERTS:-./certs}"]
+    assert "net.ipv4.ip_unprivileged_port_start=0" in proxy["sysctls"]  # the image's unprivileged user binds 80/443
+    assert environment_of(proxy)["ALLOWED_HOSTS"] == environment_of(compose["services"]["web"])["ALLOWED_HOSTS"]
+
+    lines = haproxy_lines()
+    binds = [line.split()[1:] for line in lines if line.startswith("bind ")]
+    assert [":80"] in binds
+    tls = next(b for b in binds if b[0] == ":443")
+    assert tls[1] == "ssl" and tls[tls.index("crt") + 1].startswith(certs + "/"), tls
+    assert "http-request redirect scheme https code 301 unless { ssl_fc }" in lines
+    # Every replica Docker's DNS names `web`, on the port web exposes, health-checked.
+    template = next(line.split() for line in lines if line.startswith("server-template "))
+    assert template[3] == "web:8000" and template[template.index("resolvers") + 1] == "docker", template
+    assert "resolvers docker" in lines and "nameserver docker 127.0.0.11:53" in lines
+    assert any(line.startswith("default-server check ") for line in lines)
+    check = next(line for line in lines if line.startswith("http-check send "))
+    assert "uri /healthz" in check and "hdr X-Forwarded-Proto https" in check
+    # The proxy's own healthcheck asks its monitor frontend.
+    assert [":8404"] in binds
+    assert "/dev/tcp/127.0.0.1/8404" in healthcheck_command(proxy)
+
+
+def test_the_proxy_sets_the_headers_production_settings_trust():
+    """The proxy replaces X-Forwarded-For (daphne --proxy-headers reads the client address from it) and sets
+    X-Forwarded-Proto, the header production's SECURE_PROXY_SSL_HEADER trusts."""
+    lines = haproxy_lines()
+    assert "http-request set-header X-Forwarded-For %[src]" in lines
+    assert "option forwardfor" not in " ".join(lines), "forwardfor adds to what the client sent, it does not replace it"
+    assert "http-request set-header X-Forwarded-Proto https if { ssl_fc }" in lines
+    settings = (ROOT / "config" / "settings_production.py").read_text()
+    assert 'SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")' in settings
+
+
 @pytest.mark.parametrize(("name", "words"), [("worker", ["celery", "worker"]), ("beat", ["celery", "beat"])])
 def test_compose_celery_services(compose, name, words):
     command = compose["services"][name]["command"]
@@ -271,6 +337,7 @@ def test_dockerfile_runs_daphne(dockerfile):
     argv = json.loads(cmd)  # exec form, so daphne is PID 1 and gets SIGTERM
     assert argv[0] == "daphne"
     assert "config.asgi:application" in argv
+    assert "--proxy-headers" in argv  # as compose's web: the image serves behind the proxy
     assert any("DJANGO_SETTINGS_MODULE=config.settings_production" in env for env in instructions(dockerfile, "ENV"))
 
 

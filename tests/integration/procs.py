@@ -1,5 +1,6 @@
-"""Real processes for the scale-out and fault tests: a private redis-server, daphne replicas, Celery workers,
-a browser-like HTTP client (real login form, CSRF) and a websocket client running in a thread of its own.
+"""Real processes for the scale-out, fault and proxy tests: a private redis-server, daphne replicas, Celery workers,
+HAProxy in front of replicas, a browser-like HTTP client (real login form, CSRF) and a websocket client running in a
+thread of its own.
 
 Every server is a subprocess on a free port of 127.0.0.1, pointed at the pytest-django test database (so the test
 creates rows and reads results) and at a PRIVATE redis-server (never the shared one on 6379, which these tests may
@@ -9,13 +10,18 @@ not stop or flush). Every wait is bounded; every process is stopped by whoever s
 from __future__ import annotations
 
 import asyncio
+import datetime
+import functools
+import http.client
 import http.cookiejar
+import ipaddress
 import os
 import queue
 import re
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -179,16 +185,16 @@ class Daphne:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
-def start_daphne(name: str, env: dict[str, str], logdir: Path) -> Daphne:
+def start_daphne(name: str, env: dict[str, str], logdir: Path, flags: tuple[str, ...] = ()) -> Daphne:
     """Start daphne (do not wait); see wait_ready. Its PostgreSQL connections are named `fray-<name>`
-    (pg_stat_activity.application_name)."""
+    (pg_stat_activity.application_name). `flags` go to daphne before the application (e.g. --proxy-headers)."""
     port = free_port()
     if env.get("DATABASE_URL", "").startswith("postgres"):
         env = {**env, "DATABASE_URL": f"{env['DATABASE_URL']}?application_name=fray-{name}"}
     log = logdir / f"daphne-{name}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            [sys.executable, "-m", "daphne", *flags, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
             env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
         )
     return Daphne(name, port, proc, log)
@@ -263,20 +269,54 @@ class Response:
         return self.body.decode("utf-8", errors="replace")
 
 
+class _FromHTTPHandler(urllib.request.HTTPHandler):
+    """Plain HTTP connections that leave from a chosen local address (127.0.0.2: another client to the server)."""
+
+    def __init__(self, source: str):
+        super().__init__()
+        self.source = source
+
+    def http_open(self, req):
+        return self.do_open(functools.partial(http.client.HTTPConnection, source_address=(self.source, 0)), req)
+
+
+class _FromHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, source: str, context: ssl.SSLContext | None):
+        super().__init__(context=context)
+        self.source = source
+
+    def https_open(self, req):
+        return self.do_open(functools.partial(http.client.HTTPSConnection, source_address=(self.source, 0)), req,
+                            context=self._context)
+
+
 @dataclass
 class Browser:
-    """One person's cookies. Cookies are per host, not per port: logged in on one replica, known on every one."""
+    """One person's cookies. Cookies are per host, not per port: logged in on one replica, known on every one.
+
+    `context` is the TLS context for https:// URLs (one trusting the test's own certificate); `source` a local
+    address its connections leave from (any 127.x.y.z: each is a different client address to the server)."""
 
     jar: http.cookiejar.CookieJar = field(default_factory=http.cookiejar.CookieJar)
+    context: ssl.SSLContext | None = None
+    source: str | None = None
 
     def __post_init__(self):
-        self.opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
-                                                  urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect)
+        handlers = [urllib.request.ProxyHandler({}), urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect]
+        if self.source:
+            handlers += [_FromHTTPHandler(self.source), _FromHTTPSHandler(self.source, self.context)]
+        elif self.context:
+            handlers.append(urllib.request.HTTPSHandler(context=self.context))
+        self.opener = urllib.request.build_opener(*handlers)
 
     def request(self, url: str, data: dict | None = None, headers: dict | None = None,
                 timeout: float = WAIT) -> Response:
         body = urllib.parse.urlencode(data).encode() if data is not None else None
-        req = urllib.request.Request(url, data=body, headers=headers or {})
+        headers = dict(headers or {})
+        if body is not None:  # as a browser does on every POST (Django checks it against the host over HTTPS)
+            parts = urllib.parse.urlsplit(url)
+            headers.setdefault("Origin", f"{parts.scheme}://{parts.netloc}")
+        req = urllib.request.Request(url, data=body, headers=headers)
         start = time.monotonic()
         try:
             with self.opener.open(req, timeout=timeout) as r:
@@ -290,12 +330,16 @@ class Browser:
     def cookie_header(self) -> str:
         return "; ".join(f"{c.name}={c.value}" for c in self.jar)
 
-    def login(self, base: str, username: str, password: str) -> None:
-        page = self.request(base + "/accounts/login/")
+    def login_attempt(self, base: str, username: str, password: str, headers: dict | None = None) -> Response:
+        """The login page, then its form posted: 302 when logged in."""
+        page = self.request(base + "/accounts/login/", headers=headers)
         assert page.status == 200, page.status
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-        done = self.request(base + "/accounts/login/",
-                            {"csrfmiddlewaretoken": token, "username": username, "password": password})
+        return self.request(base + "/accounts/login/",
+                            {"csrfmiddlewaretoken": token, "username": username, "password": password}, headers)
+
+    def login(self, base: str, username: str, password: str) -> None:
+        done = self.login_attempt(base, username, password)
         assert done.status == 302, f"login refused ({done.status}):\n{done.text[:2000]}"
         assert self.cookie("sessionid")
 
@@ -327,9 +371,11 @@ def versions(html: str) -> dict[str, int]:
 class Socket:
     """A websocket to daphne, read continuously in a background thread; frames queue up with their arrival time.
 
-    `closed` is set with (code, monotonic time) when the server ends the connection."""
+    `closed` is set with (code, monotonic time) when the server ends the connection. `origin` is the page's origin
+    (default http://127.0.0.1:<origin_port>); `context` the TLS context of a wss:// URL."""
 
-    def __init__(self, server_ws_base: str, path: str, browser: Browser, origin_port: int):
+    def __init__(self, server_ws_base: str, path: str, browser: Browser, origin_port: int, *,
+                 origin: str | None = None, context: ssl.SSLContext | None = None):
         try:
             import websockets.asyncio.client  # noqa: F401
         except ImportError:  # a failure, not a skip: these tests must run in CI
@@ -341,7 +387,8 @@ class Socket:
         self.close_info: tuple[int | None, float] | None = None
         self.error: BaseException | None = None
         self._headers = {"Cookie": browser.cookie_header()}
-        self._origin = f"http://127.0.0.1:{origin_port}"
+        self._origin = origin or f"http://127.0.0.1:{origin_port}"
+        self._tls = {"ssl": context} if context else {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._ws = None
         self._thread = threading.Thread(target=self._run, name=f"ws {path}", daemon=True)
@@ -359,7 +406,7 @@ class Socket:
             self._loop = asyncio.get_running_loop()
             try:
                 async with connect(self.url, origin=self._origin, additional_headers=self._headers, proxy=None,
-                                   open_timeout=WAIT, close_timeout=2, ping_interval=None) as ws:
+                                   open_timeout=WAIT, close_timeout=2, ping_interval=None, **self._tls) as ws:
                     self._ws = ws
                     self.opened.set()
                     try:
@@ -407,3 +454,142 @@ class Socket:
             except Exception:  # noqa: BLE001  (already gone)
                 pass
         self._thread.join(timeout=WAIT)
+
+
+# --- HAProxy in front of replicas ----------------------------------------------------------------------------
+
+HAPROXY_CFG = ROOT / "config" / "haproxy.cfg"
+HAPROXY_MISSING = ("HAProxy is not installed: run `make haproxy` (as root it installs Debian's haproxy package), "
+                   "or install it with `sudo apt-get install haproxy`.")
+
+
+def haproxy_binary() -> str:
+    """Debian's haproxy (in /usr/sbin, off some users' PATH); a failure with a sentence when it is missing."""
+    found = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/usr/local/sbin")
+    assert found, HAPROXY_MISSING
+    return found
+
+
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and localhost: (HAProxy's PEM, certificate and key together; the certificate
+    alone, for clients to trust)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    folder.mkdir(parents=True, exist_ok=True)
+    public = cert.public_bytes(serialization.Encoding.PEM)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+    (folder / "fray.pem").write_bytes(public + private)
+    (folder / "cert.pem").write_bytes(public)
+    return folder / "fray.pem", folder / "cert.pem"
+
+
+def _swap(text: str, pattern: str, replacement: str) -> str:
+    """Replace the one line of the proxy's config that `pattern` matches; fail if it is not there exactly once."""
+    new, count = re.subn(pattern, replacement, text, flags=re.MULTILINE)
+    assert count == 1, f"config/haproxy.cfg: expected one line matching {pattern!r}, found {count}"
+    return new
+
+
+def proxy_config(servers: list[Daphne], http_port: int, https_port: int, monitor_port: int, pem: Path) -> str:
+    """config/haproxy.cfg with its "test swaps" lines swapped: listening on 127.0.0.1 ports of the test's own, the
+    test's certificate, and the given replicas in place of the ones Docker's DNS names (the resolvers section,
+    then unused, is left out). Everything else is the file compose runs."""
+    text = HAPROXY_CFG.read_text()
+    text = _swap(text, r"^(\s*)bind :80\b.*$", rf"\g<1>bind 127.0.0.1:{http_port}")
+    text = _swap(text, r"^(\s*)bind :443 ssl crt \S+(.*?)\s*#.*$",
+                 rf"\g<1>bind 127.0.0.1:{https_port} ssl crt {pem}\g<2>")
+    text = _swap(text, r"^(\s*)bind :8404\b.*$", rf"\g<1>bind 127.0.0.1:{monitor_port}")
+    text = _swap(text, r"^(\s*)server-template web .*$",
+                 "\n".join(rf"\g<1>server web-{s.name} 127.0.0.1:{s.port}" for s in servers))
+    return _swap(text, r"^resolvers docker\n(?:[ \t]+.*\n|\n)*?(?=\S)", "")
+
+
+@dataclass
+class Proxy:
+    """HAProxy on 127.0.0.1: HTTPS at `base`/`ws_base`, plain HTTP at `http_base`, its monitor at `monitor`."""
+
+    proc: subprocess.Popen
+    http_port: int
+    https_port: int
+    monitor_port: int
+    cert: Path
+    log: Path
+
+    @property
+    def base(self) -> str:
+        return f"https://127.0.0.1:{self.https_port}"
+
+    @property
+    def ws_base(self) -> str:
+        return f"wss://127.0.0.1:{self.https_port}"
+
+    @property
+    def http_base(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}"
+
+    def context(self) -> ssl.SSLContext:
+        """A client TLS context that trusts the proxy's certificate (and checks it names 127.0.0.1)."""
+        return ssl.create_default_context(cafile=str(self.cert))
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def replicas_up(self) -> int | None:
+        """How many replicas the proxy's health checks hold up (its monitor's answer); None if it does not answer."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.monitor_port}/", timeout=2) as r:
+                body = r.read().decode()
+        except urllib.error.HTTPError as exc:
+            body = exc.read().decode()
+        except OSError:
+            return None
+        match = re.fullmatch(r"web replicas up: (\d+)\s*", body)
+        assert match, f"unexpected monitor answer {body!r}"
+        return int(match.group(1))
+
+    def wait_replicas_up(self, count: int, timeout: float = WAIT) -> None:
+        wait_until(lambda: self.proc.poll() is None and self.replicas_up() == count, timeout,
+                   message=lambda: f"HAProxy holding {count} replica(s) up (it says {self.replicas_up()}; "
+                                   f"log:\n{self.log_text()})")
+
+
+def start_proxy(servers: list[Daphne], workdir: Path, allowed_hosts: str) -> Proxy:
+    """HAProxy from config/haproxy.cfg in front of `servers`; returns once it answers on its monitor port.
+    ALLOWED_HOSTS is its environment as in docker-compose.yml (its health checks send the first entry as Host)."""
+    binary = haproxy_binary()
+    pem, cert = self_signed_certificate(workdir / "certs")
+    http_port, https_port, monitor_port = free_port(), free_port(), free_port()
+    cfg = workdir / "haproxy.cfg"
+    cfg.write_text(proxy_config(servers, http_port, https_port, monitor_port, pem))
+    env = {"PATH": os.environ.get("PATH", ""), "ALLOWED_HOSTS": allowed_hosts}
+    check = subprocess.run([binary, "-c", "-q", "-f", str(cfg)], env=env, capture_output=True, text=True,
+                           timeout=WAIT)
+    assert check.returncode == 0, f"HAProxy refuses its configuration:\n{check.stdout}{check.stderr}"
+    log = workdir / "haproxy.log"
+    with open(log, "wb") as out:  # -db: stay in the foreground, as in its container
+        proc = subprocess.Popen([binary, "-db", "-f", str(cfg)], env=env, cwd=workdir, stdout=out,
+                                stderr=subprocess.STDOUT)
+    proxy = Proxy(proc, http_port, https_port, monitor_port, cert, log)
+    try:
+        wait_until(lambda: proc.poll() is not None or proxy.replicas_up() is not None, START_TIMEOUT,
+                   message="HAProxy answering")
+        assert proc.poll() is None, f"HAProxy exited:\n{proxy.log_text()}"
+    except BaseException:
+        stop(proc, signal.SIGKILL)
+        raise
+    return proxy
