@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -112,26 +113,53 @@ def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     return count
 
 
+# A spreadsheet reads a cell starting with one of these as a formula (a PC named "=HYPERLINK(...)").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: object) -> object:
+    """A CSV cell a spreadsheet shows as written: text that would start a formula gets a leading single quote
+    (OWASP's advice for CSV injection); numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def write_csv(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     writer = csv.writer(out)
     writer.writerow(["seq", "time", "round", "phase", "kind", "by", "event", "dice", "undone"])
     count = 0
     for row in rows(encounter, gm_view):
-        writer.writerow([row.seq, row.created_at, row.round, row.phase, row.kind, row.actor, row.text, row.dice,
-                         "yes" if row.undone else ""])
+        writer.writerow([_cell(value) for value in (row.seq, row.created_at, row.round, row.phase, row.kind,
+                                                    row.actor, row.text, row.dice, "yes" if row.undone else "")])
         count += 1
     return count
 
 
+# Markdown punctuation that can start markup anywhere in a line: emphasis, code, links and images, raw HTML,
+# entities, GFM strikethrough and tables, headings. A backslash makes each one literal (CommonMark).
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>&~|#!])")
+# What starts a block when it opens a line (here, a list item's text): a list marker ("- ", "+ ", "1. ", "1) ") or
+# a heading underline.
+_MARKDOWN_LINE_START = re.compile(r"^(\d*)([-+=.)])")
+
+
+def _md(text: str) -> str:
+    """`text` as literal Markdown: on one line, with every character that could start markup escaped."""
+    text = " ".join(text.split())  # a name's line break or leading spaces would start a new block
+    text = _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+    return _MARKDOWN_LINE_START.sub(r"\1\\\2", text)
+
+
 def write_markdown(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
-    out.write(f"# {encounter.name}\n\n{encounter.combat_model.name} · {encounter.campaign.name}\n")
+    out.write(f"# {_md(encounter.name)}\n\n{_md(encounter.combat_model.name)} · {_md(encounter.campaign.name)}\n")
     current = None
     count = 0
     for row in rows(encounter, gm_view):
         if row.round != current:
             current = row.round
             out.write(f"\n## Round {row.round}\n\n")
-        text = f"~~{row.text}~~ (undone)" if row.undone else row.text
+        text = f"~~{_md(row.text)}~~ (undone)" if row.undone else _md(row.text)
         out.write(f"- {text}\n")
         count += 1
     return count
@@ -183,8 +211,8 @@ def _check_storable(data: dict) -> None:
     """Refuse, before anything is written, what the tables cannot hold: a repeated or out-of-range seq, text
     longer than its column, an unknown side or audience, a model that cannot be played, NUL characters
     (PostgreSQL refuses them; SQLite would store them). Each of these was a server error."""
-    from combat.models import Combatant
     from combat import tables
+    from combat.models import Combatant
 
     missing = ExportImportError("That export is missing parts Fray needs; export it again.")
 

@@ -1,16 +1,21 @@
 """Exports: each format, the JSON round trip, a player's view, the task's retry safety, the download."""
 
 import csv
+import html
 import io
 import json
 
 import pytest
 from django.urls import reverse
+from markdown_it import MarkdownIt
 
+from campaigns.models import Character, Membership
 from combat import exports, services
 from combat.models import Encounter, ExportJob
+from combat.rules.dice import ScriptedDice
 from combat.tasks import run_export
 from tests.combat.test_review import fought  # noqa: F401  (a scripted fight with a GM-only event and an undo)
+from tests.conftest import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +61,8 @@ def test_csv_has_one_row_per_event(fought):
 def test_markdown_reads_well_in_a_chat(fought):
     text, _ = export(fought, "md")
     assert text.startswith("# Relay\n") and "## Round 1" in text and "## Round 2" in text
-    assert "- Luwe rolls Knowledge to create an advantage" in text and "~~Nivick loses 1 Health Level.~~ (undone)" in text
+    assert "- Luwe rolls Knowledge to create an advantage" in text
+    assert "~~Nivick loses 1 Health Level.~~ (undone)" in text
 
 
 def test_printable_page_has_a_print_stylesheet(fought):
@@ -167,3 +173,91 @@ def test_every_key_the_json_export_writes_is_documented(fought):
             assert not missing, f"{where} keys not in combat/EXPORTS.md: {missing}"
     header = next(csv.reader(io.StringIO(export(fought, "csv")[0])))
     assert not [column for column in header if f"| `{column}` |" not in doc]
+
+
+# --- names that try to turn an export against its reader ---------------------------------------------------------
+
+def named_fight(campaign, gm, pc_name: str, npc_name: str, encounter_name: str = "Relay", username: str = "cara"):
+    """A short Burn Bryte fight whose PC, NPC, encounter and player carry the given names: the enemy declares, the
+    PC takes a turn and rolls, so sentences start with each name."""
+    player = make_user(username)
+    Membership.objects.create(campaign=campaign, user=player)
+    pc = Character.objects.create(campaign=campaign, name=pc_name, owner=player, system="burn_bryte")
+    npc = Character.objects.create(campaign=campaign, name=npc_name, kind="npc", system="burn_bryte",
+                                   is_template=True, quantity=1)
+    encounter = services.start_encounter(services.create_encounter(
+        campaign, gm, name=encounter_name, model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    L, N = f"pc{pc.pk}", f"npc{npc.pk}-1"
+    for i, (user, name, data, dice) in enumerate([
+        (gm, "declare", {"enemy": N, "target": L}, ()),
+        (gm, "start_players", {}, ()),
+        (player, "claim_turn", {"actor": L}, ()),
+        (player, "skill_roll", {"actor": L, "skill": "Melee", "intent": "attack", "target": N}, (4, 2, 1)),
+    ]):
+        assert services.submit(encounter.pk, user, name, data, f"n{i}", dice=ScriptedDice(dice)).ok, name
+    encounter.refresh_from_db()
+    return encounter
+
+
+FORMULAS = ["=HYPERLINK(\"http://evil.example\",\"x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1+1)",
+            "\tTab=1+1", "\rCR=1+1"]
+
+
+@pytest.mark.parametrize("formula", FORMULAS, ids=["equals", "plus", "minus", "at", "tab", "carriage-return"])
+def test_csv_cells_that_would_be_formulas_are_text(campaign, gm, formula):
+    encounter = named_fight(campaign, gm, pc_name=formula, npc_name=formula[0] + "Drone", encounter_name=formula,
+                            username="@cara" if formula[0] != "@" else "-cara")
+    text, count = export(encounter, "csv")
+    table = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(table) == count + 1
+    for row in table[1:]:
+        assert not [cell for cell in row if cell.startswith(exports.FORMULA_STARTS)], row
+        seq, _time, round_, phase = row[:4]
+        assert seq.isdigit() and round_.isdigit() and phase.isdigit()  # numbers stay numbers
+    sentences = [row[6] for row in table[1:]]
+    assert any(s.startswith("'" + formula[0] + "Drone declares") for s in sentences), sentences  # the NPC's name
+    assert any(s.startswith("'" + formula) and "Melee" in s for s in sentences), sentences  # the PC's name
+    players = {row[5] for row in table[1:]} - {gm.username}
+    assert players and all(name.startswith("'") for name in players)  # a username may start with @ or - too
+
+
+def _rendered_items(markdown: str) -> list[str]:
+    """The list items a CommonMark renderer (GFM tables and strikethrough on) makes of a Markdown export."""
+    rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    return [item.split("</li>")[0] for item in rendered.split("<li>")[1:]], rendered
+
+
+HOSTILE = ["<img src=x onerror=alert(1)>", "**[click](javascript:alert(1))**", "`code` & <b>bold</b> ~~gone~~",
+           "# 1. | a | b |", "- [x](<javascript:alert(1)>) ![i](x.png)", "1) _under_ \\*"]
+
+
+@pytest.mark.parametrize("name", HOSTILE, ids=["html", "link", "code-entity-strike", "heading-list-table",
+                                               "nested-list-image", "numbered-emphasis"])
+def test_markdown_export_shows_names_as_literal_text(campaign, gm, name):
+    encounter = named_fight(campaign, gm, pc_name=name, npc_name=name[::-1], encounter_name=name)
+    markdown, count = export(encounter, "md")
+    items, rendered = _rendered_items(markdown)
+    sentences = [row.text for row in exports.rows(encounter, True)]
+    assert len(items) == count == len(sentences)
+    assert items == [html.escape(s, quote=False) for s in sentences]  # each bullet reads exactly as the sentence
+    assert f"<h1>{html.escape(name, quote=False)}</h1>" in rendered
+    assert "<img" not in rendered and "<a " not in rendered and "<strong>" not in rendered
+
+
+def test_markdown_export_keeps_a_name_on_its_line(campaign, gm):
+    encounter = named_fight(campaign, gm, pc_name="Luwe\n## Round 99\n- forged", npc_name="Nivick",
+                            encounter_name="Relay\n\n<script>alert(1)</script>")
+    markdown, count = export(encounter, "md")
+    items, rendered = _rendered_items(markdown)
+    assert len(items) == count and "Round 99</h2>" not in rendered and "<script>" not in rendered
+
+
+@pytest.mark.parametrize("name", HOSTILE[:2])
+def test_printable_page_escapes_names(campaign, gm, name):
+    encounter = named_fight(campaign, gm, pc_name=name, npc_name="Nivick", encounter_name=name)
+    page, _ = export(encounter, "html")
+    assert "<img" not in page and "<strong>" not in page and "<a " not in page
+    assert f"<h1>{html.escape(name)}</h1>" in page and f"<li>{html.escape(name)} rolls Melee" in page
+    # Opened from disk, the page's own policy forbids any script all the same.
+    assert '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">' \
+        in page
