@@ -125,48 +125,24 @@ def export_download(request, campaign_id, job_id):
                         content_type=f"{content_types[job.format]}; charset=utf-8")
 
 
-MAX_IMPORT_BYTES = 50 * 1024 * 1024
-
-
-def _not_json(constant):
-    raise ValueError(f"{constant} is not JSON")
-
-
-def _finite(text):
-    import math
-
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(f"{text} is too large")
-    return number
-
-
 @login_required
 @require_POST
 def encounter_import(request, campaign_id):
-    """A GM re-creates an encounter from a complete JSON export; it replays to the exported state or is refused."""
-    import json
-
+    """A GM re-creates an encounter from a complete JSON export; it replays to the exported state or is refused
+    with a sentence next to the file field (400), and nothing is kept."""
     from campaigns.selectors import gm_membership_or_404
-    from combat.exports import ExportImportError, import_encounter
+    from combat.exports import ExportImportError, import_encounter, read_export
 
     membership = gm_membership_or_404(request.user, campaign_id)
     upload = request.FILES.get("file")
-    if upload is None:
-        messages.error(request, "Choose a JSON export file to import.")
-    elif upload.size > MAX_IMPORT_BYTES:
-        messages.error(request, "That file is larger than 50 MB; Fray exports are far smaller.")
-    else:
-        try:
-            # NaN, Infinity and 1e400 are not JSON; Python's reader takes them and the JSON columns refuse them.
-            data = json.load(upload, parse_constant=_not_json, parse_float=_finite)
-            encounter = import_encounter(membership.campaign, request.user, data)
-        except (ValueError, UnicodeDecodeError) as exc:
-            sentence = str(exc) if isinstance(exc, ExportImportError) else "That file is not valid JSON."
-            messages.error(request, sentence)
-        except (KeyError, TypeError):
-            messages.error(request, "That export is missing parts Fray needs; export it again.")
-        else:
-            messages.success(request, f"Imported “{encounter.name}”; it replays to the exported state.")
-            return redirect("encounter_log", campaign_id, encounter.pk)
-    return redirect("encounters", campaign_id)
+    try:
+        if upload is None:
+            raise ExportImportError("Choose a JSON export file to import.")
+        encounter = import_encounter(membership.campaign, request.user, read_export(upload))
+    except ExportImportError as exc:
+        return render(request, "combat/encounter_list.html", {
+            "membership": membership, "campaign": membership.campaign,
+            "encounters": selectors.encounters_for(membership), "import_error": str(exc),
+        }, status=400)
+    messages.success(request, f"Imported “{encounter.name}”; it replays to the exported state.")
+    return redirect("encounter_log", campaign_id, encounter.pk)

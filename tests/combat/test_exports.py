@@ -261,3 +261,96 @@ def test_printable_page_escapes_names(campaign, gm, name):
     # Opened from disk, the page's own policy forbids any script all the same.
     assert '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">' \
         in page
+
+
+# --- hostile imports ---------------------------------------------------------------------------------------------
+
+def _import(client, campaign, raw: bytes):
+    """POST a file to the import as the GM; returns (response, whether the database stayed as it was)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from combat.models import Combatant, EncounterEvent
+
+    def counts():
+        return Encounter.objects.count(), Combatant.objects.count(), EncounterEvent.objects.count()
+
+    before = counts()
+    response = client.post(reverse("encounter_import", args=[campaign.pk]),
+                           {"file": SimpleUploadedFile("export.json", raw, content_type="application/json")})
+    return response, counts() == before
+
+
+def _refused(response, sentence: str) -> bool:
+    page = response.content.decode()
+    return response.status_code == 400 and f'<p class="error" role="alert" id="import-error">{sentence}' in page
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("how", ["100,000 brackets", "inside the settings"])
+def test_a_deeply_nested_import_is_refused_with_a_sentence(fought, gm_client, how):
+    if how == "100,000 brackets":
+        raw = b"[" * 100_000 + b"]" * 100_000
+    else:  # parses, but would recurse in every check and in the JSON columns
+        doc = json.loads(export(fought, "json")[0])
+        doc["encounter"]["settings"]["odd"] = _nested(900)
+        raw = json.dumps(doc).encode()
+    response, unchanged = _import(gm_client, fought.campaign, raw)
+    assert _refused(response, "That file nests its data deeper than any Fray export does.") and unchanged
+
+
+WRONG_TYPES = {
+    "encounter is a list": lambda d: d.update(encounter=[]),
+    "events is text": lambda d: d.update(events="many"),
+    "a seq is text": lambda d: d["events"][0].update(seq="1"),
+    "a seq is true": lambda d: d["events"][0].update(seq=True),
+    "initial is a list": lambda d: d.update(initial=[]),
+    "a state field is an object": lambda d: d["initial"].update(round={"n": 1}),
+    "a state list is a number": lambda d: d["initial"].update(fighters=7),
+    "event data is a list": lambda d: d["events"][1].update(data=[1]),
+    "event data field is a list": lambda d: d["events"][0]["data"].update(enemy=["x"]),
+    "a combatant is a number": lambda d: d.update(combatants=[7]),
+    "complete is text": lambda d: d.update(complete="yes"),
+    "version is true": lambda d: d.update(version=True),
+    "version is huge": lambda d: d.update(version=10**70),
+}
+
+
+@pytest.mark.parametrize("break_it", WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+def test_an_import_with_parts_of_the_wrong_type_is_refused_with_a_sentence(fought, gm_client, break_it):
+    doc = json.loads(export(fought, "json")[0])
+    break_it(doc)
+    response, unchanged = _import(gm_client, fought.campaign, json.dumps(doc).encode())
+    assert response.status_code == 400 and unchanged
+    assert '<p class="error" role="alert" id="import-error">' in response.content.decode()
+
+
+def test_a_huge_import_within_the_upload_limit_is_refused_with_a_sentence(fought, gm_client):
+    doc = json.loads(export(fought, "json")[0])
+    limit = exports.MAX_IMPORT_BYTES
+    # A real export whose settings carry one enormous text: it would be stored and read on every page.
+    padded = {**doc, "encounter": {**doc["encounter"], "settings": {"odd": "x" * (limit - 100_000)}}}
+    raw = json.dumps(padded).encode()
+    assert len(raw) < limit
+    response, unchanged = _import(gm_client, fought.campaign, raw)
+    assert _refused(response, "This export holds text far longer than any Fray export does.") and unchanged
+    # Millions of tiny objects: gigabytes once parsed. Refused before parsing.
+    raw = b"[" + b"{}," * ((limit - 10) // 3) + b"{}]"
+    assert len(raw) < limit
+    response, unchanged = _import(gm_client, fought.campaign, raw)
+    assert _refused(response, "That file holds far more data than any Fray export does.") and unchanged
+    # More log entries than an import takes in one request.
+    event = {"seq": 0, "batch": 1, "kind": "ended", "audience": "public", "data": {}}
+    many = {**doc, "events": [{**event, "seq": n} for n in range(1, exports.MAX_IMPORT_EVENTS + 2)]}
+    raw = json.dumps(many).encode()
+    assert len(raw) < limit
+    response, unchanged = _import(gm_client, fought.campaign, raw)
+    assert _refused(response, "That export holds 50,001 log entries; Fray imports at most 50,000.") and unchanged
+    # And one byte over the limit is refused without being read.
+    response, unchanged = _import(gm_client, fought.campaign, b" " * (limit + 1))
+    assert _refused(response, "That file is larger than 20 MB; Fray exports are far smaller.") and unchanged
