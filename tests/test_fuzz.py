@@ -751,7 +751,8 @@ def test_every_post_endpoint_is_fuzzed():
     # POSTs without fields (a button and the ids in the URL), covered by tests/test_permissions.py, and the
     # password change (Django's own form).
     no_fields = {"logout", "invite_revoke", "member_remove", "character_delete", "ship_delete", "crew_remove",
-                 "session_done", "calendar_rotate", "password_change", "encounter_start", "encounter_delete"}
+                 "session_done", "calendar_rotate", "password_change", "encounter_start", "encounter_delete",
+                 "export_retry"}
     # GET-only pages and downloads.
     from tests.test_permissions import ACCOUNT_URLS, MATRIX, PUBLIC_URLS, _app_url_names
 

@@ -108,11 +108,20 @@ def test_running_the_task_twice_changes_nothing(fought, gm, settings, tmp_path):
     assert job.file.name == first and len(list((tmp_path / "exports").iterdir())) == 1
 
 
-def test_an_interrupted_export_starts_over(fought, gm, settings, tmp_path):
+def test_a_task_delivered_again_while_running_fails_the_export_for_a_retry(fought, gm, client, settings, tmp_path,
+                                                                           django_capture_on_commit_callbacks):
+    """The broker hands a running task back only when the worker running it died: the export says so at once,
+    and "Try again" makes it, once."""
     settings.MEDIA_ROOT = tmp_path
     job = ExportJob.objects.create(encounter=fought, requested_by=gm, gm_view=True, format="json",
                                    status=ExportJob.Status.RUNNING)
-    run_export(job.pk)  # a redelivered task after the worker died mid-export
+    assert run_export(job.pk, 1) == "skipped"
+    job.refresh_from_db()
+    assert job.status == "failed" and job.error == "The worker writing it stopped before it finished."
+    assert not (tmp_path / "exports").exists()
+    client.force_login(gm)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("export_retry", args=[fought.campaign_id, job.pk]))
     job.refresh_from_db()
     assert job.status == "done" and json.loads(job.file.read())["complete"] is True
     assert len(list((tmp_path / "exports").iterdir())) == 1
@@ -354,3 +363,167 @@ def test_a_huge_import_within_the_upload_limit_is_refused_with_a_sentence(fought
     # And one byte over the limit is refused without being read.
     response, unchanged = _import(gm_client, fought.campaign, b" " * (limit + 1))
     assert _refused(response, "That file is larger than 20 MB; Fray exports are far smaller.") and unchanged
+
+
+# --- exports that stop: failed after EXPORT_STALE_AFTER, "Try again", late deliveries ------------------------------
+
+def _job(encounter, user, seconds_since_progress: float, status=ExportJob.Status.RUNNING, gm_view=True
+         ) -> ExportJob:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    job = ExportJob.objects.create(encounter=encounter, requested_by=user, gm_view=gm_view, format="csv",
+                                   status=status)
+    ExportJob.objects.filter(pk=job.pk).update(progressed_at=timezone.now() - timedelta(seconds=seconds_since_progress))
+    job.refresh_from_db()
+    return job
+
+
+def test_an_export_that_stops_progressing_fails_with_a_sentence_and_a_try_again_button(fought, gm, client, settings):
+    settings.EXPORT_STALE_AFTER = 300
+    client.force_login(gm)
+    stuck = _job(fought, gm, 400)  # its worker was killed: no progress for longer than the window
+    slow = _job(fought, gm, 200)  # still inside the window
+    never_started = _job(fought, gm, 400, status=ExportJob.Status.QUEUED)  # no worker took it
+    row = client.get(reverse("export_status", args=[fought.campaign_id, stuck.pk])).content.decode()
+    assert "the export failed. It stopped making progress; the worker writing it may have stopped." in row
+    assert "every 1s" not in row and ">Try again</button>" in row and "csrfmiddlewaretoken" in row
+    assert f'hx-post="{reverse("export_retry", args=[fought.campaign_id, stuck.pk])}"' in row
+    row = client.get(reverse("export_status", args=[fought.campaign_id, slow.pk])).content.decode()
+    assert "running…" in row and "every 1s" in row and "Try again" not in row
+    page = client.get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).content.decode()
+    assert page.count(">Try again</button>") == 2  # the log page's list applies the same rule
+    statuses = dict(ExportJob.objects.values_list("pk", "status"))
+    assert statuses == {stuck.pk: "failed", slow.pk: "running", never_started.pk: "failed"}
+
+
+def test_try_again_runs_a_new_attempt_to_the_download(fought, gm, client, settings, tmp_path,
+                                                      django_capture_on_commit_callbacks):
+    settings.MEDIA_ROOT = tmp_path
+    settings.EXPORT_STALE_AFTER = 300
+    job = _job(fought, gm, 400)
+    client.force_login(gm)
+    url = reverse("export_retry", args=[fought.campaign_id, job.pk])
+    assert client.get(url).status_code == 405
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        row = client.post(url, headers={"HX-Request": "true"}).content.decode()
+    assert "queued…" in row and "every 1s" in row  # the row polls again
+    job.refresh_from_db()
+    assert (job.status, job.attempt, job.error) == ("queued", 2, "")
+    assert len(queued) == 1
+    queued[0]()  # the task runs (eagerly)
+    job.refresh_from_db()
+    assert job.status == "done" and job.events > 0
+    download = client.get(reverse("export_download", args=[fought.campaign_id, job.pk]))
+    assert "Melee" in b"".join(download.streaming_content).decode()
+
+
+def test_only_who_asked_may_try_again_and_only_a_failed_export(fought, gm, player, other_player, outsider, client,
+                                                             settings, tmp_path, django_capture_on_commit_callbacks):
+    settings.MEDIA_ROOT = tmp_path
+    job = _job(fought, player, 0, status=ExportJob.Status.FAILED, gm_view=False)
+    url = reverse("export_retry", args=[fought.campaign_id, job.pk])
+    assert client.post(url).status_code == 302 and "/login/" in client.post(url)["Location"]
+    for someone in (gm, other_player, outsider):  # the GM too: it is the player's export
+        client.force_login(someone)
+        assert client.post(url).status_code == 404
+    assert ExportJob.objects.get().attempt == 1
+    client.force_login(player)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(url)
+    job.refresh_from_db()
+    assert (job.status, job.attempt, job.gm_view) == ("done", 2, False)
+    response = client.post(url, follow=True)  # a second tap, once it is done
+    assert "Only a failed export can be tried again; this one has not failed." in response.content.decode()
+    job.refresh_from_db()
+    assert (job.status, job.attempt) == ("done", 2)
+
+
+def test_a_former_gm_tries_again_with_what_they_may_see_now(fought, gm, client, settings, tmp_path,
+                                                           django_capture_on_commit_callbacks):
+    settings.MEDIA_ROOT = tmp_path
+    job = _job(fought, gm, 0, status=ExportJob.Status.FAILED, gm_view=True)
+    co_gm = make_user("cora")
+    Membership.objects.create(campaign=fought.campaign, user=co_gm, role=Membership.Role.GM)
+    job.requested_by = co_gm
+    job.save()
+    Membership.objects.filter(user=co_gm).update(role=Membership.Role.PLAYER)  # demoted before retrying
+    client.force_login(co_gm)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("export_retry", args=[fought.campaign_id, job.pk]))
+    job.refresh_from_db()
+    assert job.status == "done" and job.gm_view is False
+    assert "frenzy" not in job.file.read().decode()  # the GM-only Collapse note stays out
+
+
+def test_a_late_delivery_of_an_old_attempt_changes_nothing(fought, gm, client, settings, tmp_path,
+                                                          django_capture_on_commit_callbacks):
+    settings.MEDIA_ROOT = tmp_path
+    job = _job(fought, gm, 0, status=ExportJob.Status.FAILED)
+    client.force_login(gm)
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        client.post(reverse("export_retry", args=[fought.campaign_id, job.pk]))
+    assert run_export(job.pk, 1) == "skipped"  # the old message, before the new one runs
+    assert ExportJob.objects.get().status == "queued"
+    queued[0]()
+    job.refresh_from_db()
+    done = (job.status, job.attempt, job.file.name, job.events, job.finished_at)
+    assert done[:2] == ("done", 2)
+    assert run_export(job.pk, 1) == "skipped"  # and after it: the newer run's file stays, no second file
+    assert run_export(job.pk, 2) == "skipped"  # the new message delivered twice
+    job.refresh_from_db()
+    assert (job.status, job.attempt, job.file.name, job.events, job.finished_at) == done
+    assert [f.name for f in (tmp_path / "exports").iterdir()] == [job.file.name.split("/")[-1]]
+
+
+def _writer_that(meanwhile):
+    """A CSV writer that does `meanwhile(job)` half-way, as another process would while this task writes."""
+    def write(encounter, gm_view, out):
+        out.write("seq\n1\n")
+        meanwhile(ExportJob.objects.get())
+        for n in range(2, 5):
+            out.write(f"{n}\n")
+        return 4
+    return write
+
+
+def test_a_run_failed_as_stalled_stops_and_keeps_no_file(fought, gm, settings, tmp_path, monkeypatch):
+    settings.MEDIA_ROOT = tmp_path
+    settings.EXPORT_STALE_AFTER = 0  # note progress on every write
+    job = _job(fought, gm, 0, status=ExportJob.Status.QUEUED)
+    monkeypatch.setitem(exports.WRITERS, "csv", _writer_that(
+        lambda j: ExportJob.objects.filter(pk=j.pk).update(status="failed", error="It stopped making progress.")))
+    assert run_export(job.pk, 1) == "superseded"
+    job.refresh_from_db()
+    assert job.status == "failed" and not job.file and not (tmp_path / "exports").exists()
+
+
+def test_a_run_that_a_newer_attempt_overtook_keeps_no_file(fought, gm, settings, tmp_path, monkeypatch):
+    """The newer attempt finished while this one was writing its last rows: this run's file is nobody's."""
+    settings.MEDIA_ROOT = tmp_path
+    settings.EXPORT_STALE_AFTER = 3600  # no progress noted in between: caught when the run finishes
+    job = _job(fought, gm, 0, status=ExportJob.Status.QUEUED)
+    newer = {"attempt": 2, "status": "done", "file": "exports/newer.csv", "events": 9}
+    monkeypatch.setitem(exports.WRITERS, "csv",
+                        _writer_that(lambda j: ExportJob.objects.filter(pk=j.pk).update(**newer)))
+    assert run_export(job.pk, 1) == "superseded"
+    job.refresh_from_db()
+    assert (job.attempt, job.status, job.file.name, job.events) == (2, "done", "exports/newer.csv", 9)
+    assert list((tmp_path / "exports").iterdir()) == []
+
+
+def test_with_redis_a_lost_workers_task_returns_in_minutes_not_an_hour(monkeypatch):
+    """The settings as a deployment reads them: tasks acknowledged when they end and handed back when their worker
+    dies, after a visibility timeout longer than any task runs but far from Celery's default hour; an export's page
+    gives up sooner still."""
+    import runpy
+    from pathlib import Path
+
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/2")
+    for name in ("CELERY_BROKER_VISIBILITY_TIMEOUT", "EXPORT_STALE_AFTER"):
+        monkeypatch.delenv(name, raising=False)
+    deployed = runpy.run_path(str(Path(exports.__file__).parents[1] / "config" / "settings.py"))
+    assert deployed["CELERY_TASK_ACKS_LATE"] and deployed["CELERY_TASK_REJECT_ON_WORKER_LOST"]
+    visibility = deployed["CELERY_BROKER_TRANSPORT_OPTIONS"]["visibility_timeout"]
+    assert 60 <= visibility <= 900 and 60 <= deployed["EXPORT_STALE_AFTER"] < visibility
