@@ -129,10 +129,10 @@ def export_retry(request, campaign_id, job_id):
         job.refresh_from_db()
         if retried:
             transaction.on_commit(lambda: enqueue(job))
-    if not retried and not request.htmx:
-        messages.error(request, "Only a failed export can be tried again; this one has not failed.")
     if request.htmx:  # the row as it is now: queued again, or (a second tap) whatever the first tap started
         return render(request, "combat/log.html#export-status", {"job": job, "campaign": membership.campaign})
+    if not retried:
+        messages.error(request, "Only a failed export can be tried again; this one has not failed.")
     return redirect("encounter_log", campaign_id, job.encounter_id)
 
 
