@@ -16,6 +16,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -112,26 +114,53 @@ def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     return count
 
 
+# A spreadsheet reads a cell starting with one of these as a formula (a PC named "=HYPERLINK(...)").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: object) -> object:
+    """A CSV cell a spreadsheet shows as written: text that would start a formula gets a leading single quote
+    (OWASP's advice for CSV injection); numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def write_csv(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     writer = csv.writer(out)
     writer.writerow(["seq", "time", "round", "phase", "kind", "by", "event", "dice", "undone"])
     count = 0
     for row in rows(encounter, gm_view):
-        writer.writerow([row.seq, row.created_at, row.round, row.phase, row.kind, row.actor, row.text, row.dice,
-                         "yes" if row.undone else ""])
+        writer.writerow([_cell(value) for value in (row.seq, row.created_at, row.round, row.phase, row.kind,
+                                                    row.actor, row.text, row.dice, "yes" if row.undone else "")])
         count += 1
     return count
 
 
+# Markdown punctuation that can start markup anywhere in a line: emphasis, code, links and images, raw HTML,
+# entities, GFM strikethrough and tables, headings. A backslash makes each one literal (CommonMark).
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>&~|#!])")
+# What starts a block when it opens a line (here, a list item's text): a list marker ("- ", "+ ", "1. ", "1) ") or
+# a heading underline.
+_MARKDOWN_LINE_START = re.compile(r"^(\d*)([-+=.)])")
+
+
+def _md(text: str) -> str:
+    """`text` as literal Markdown: on one line, with every character that could start markup escaped."""
+    text = " ".join(text.split())  # a name's line break or leading spaces would start a new block
+    text = _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+    return _MARKDOWN_LINE_START.sub(r"\1\\\2", text)
+
+
 def write_markdown(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
-    out.write(f"# {encounter.name}\n\n{encounter.combat_model.name} · {encounter.campaign.name}\n")
+    out.write(f"# {_md(encounter.name)}\n\n{_md(encounter.combat_model.name)} · {_md(encounter.campaign.name)}\n")
     current = None
     count = 0
     for row in rows(encounter, gm_view):
         if row.round != current:
             current = row.round
             out.write(f"\n## Round {row.round}\n\n")
-        text = f"~~{row.text}~~ (undone)" if row.undone else row.text
+        text = f"~~{_md(row.text)}~~ (undone)" if row.undone else _md(row.text)
         out.write(f"- {text}\n")
         count += 1
     return count
@@ -165,28 +194,81 @@ class ExportImportError(ValueError):
 
 
 MAX_SEQ = 2**31 - 1  # PositiveIntegerField on PostgreSQL
+# Bounds far above any real export (a 10,000-entry log writes about 3 MB nested 6 deep, some 150,000 values) that
+# keep a hostile file cheap to refuse: parsing it costs little memory, storing it cannot bloat the tables.
+MAX_IMPORT_BYTES = 20 * 1024 * 1024
+MAX_IMPORT_VALUES = 1_000_000  # counted before parsing, as commas and opening brackets (over-counts: safe side)
+MAX_IMPORT_DEPTH = 32
+MAX_IMPORT_EVENTS = 50_000
+MAX_IMPORT_TEXT = 10_000  # characters in one string; names are at most 120, notes 200
+MISSING = "That export is missing parts Fray needs; export it again."
+TOO_DEEP = "That file nests its data deeper than any Fray export does."
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is too large")
+    return number
+
+
+def _depth(value, limit: int) -> int:
+    """How deeply lists and objects nest in `value`, counted without recursion; stops once past `limit`."""
+    deepest, stack = 0, [(value, 1)]
+    while stack and deepest <= limit:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def read_export(upload) -> dict:
+    """The JSON in an uploaded file, read within the bounds above; ExportImportError says what is wrong with it."""
+    if upload.size > MAX_IMPORT_BYTES:
+        raise ExportImportError(f"That file is larger than {MAX_IMPORT_BYTES // 2**20} MB; Fray exports are far "
+                                "smaller.")
+    raw = upload.read()
+    if raw.count(b",") + raw.count(b"[") + raw.count(b"{") > MAX_IMPORT_VALUES:
+        raise ExportImportError("That file holds far more data than any Fray export does.")
+    try:
+        # NaN, Infinity and 1e400 are not JSON; Python's reader takes them and the JSON columns refuse them.
+        data = json.loads(raw, parse_constant=_not_json, parse_float=_finite)
+    except RecursionError:  # nested thousands deep: the parser gives up before the depth check below
+        raise ExportImportError(TOO_DEEP) from None
+    except ValueError:  # UnicodeDecodeError too
+        raise ExportImportError("That file is not valid JSON.") from None
+    if _depth(data, MAX_IMPORT_DEPTH) > MAX_IMPORT_DEPTH:
+        raise ExportImportError(TOO_DEEP)
+    return data
 
 
 def _strings(value) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _strings(k)
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
+    """Every string in `value`, keys included, found without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _check_storable(data: dict) -> None:
     """Refuse, before anything is written, what the tables cannot hold: a repeated or out-of-range seq, text
     longer than its column, an unknown side or audience, a model that cannot be played, NUL characters
     (PostgreSQL refuses them; SQLite would store them). Each of these was a server error."""
-    from combat.models import Combatant
     from combat import tables
+    from combat.models import Combatant
 
-    missing = ExportImportError("That export is missing parts Fray needs; export it again.")
+    missing = ExportImportError(MISSING)
 
     def text(value, longest):
         return isinstance(value, str) and len(value) <= longest
@@ -201,8 +283,14 @@ def _check_storable(data: dict) -> None:
     if not (isinstance(meta, dict) and isinstance(combatants, list) and isinstance(events, list)
             and isinstance(data.get("initial"), dict) and isinstance(meta.get("settings"), dict)):
         raise missing
-    if any("\x00" in piece for piece in _strings(data)):
-        raise ExportImportError("This export contains characters Fray cannot store.")
+    if len(events) > MAX_IMPORT_EVENTS:
+        raise ExportImportError(f"That export holds {len(events):,} log entries; Fray imports at most "
+                                f"{MAX_IMPORT_EVENTS:,}.")
+    for piece in _strings(data):
+        if "\x00" in piece:
+            raise ExportImportError("This export contains characters Fray cannot store.")
+        if len(piece) > MAX_IMPORT_TEXT:
+            raise ExportImportError("This export holds text far longer than any Fray export does.")
     if not tables.playable(str(meta.get("model"))):
         raise ExportImportError("This export is of a combat model Fray cannot play.")
     if not text(meta.get("name"), limit(Encounter, "name")):
@@ -222,19 +310,33 @@ def _check_storable(data: dict) -> None:
         seqs.add(e["seq"])
 
 
-def import_encounter(campaign, user, data: dict) -> Encounter:
-    """Recreate an encounter from a complete JSON export; its replay must equal the exported final state."""
+def import_encounter(campaign, user, data) -> Encounter:
+    """Recreate an encounter from a complete JSON export; its replay must equal the exported final state.
+    Anything else is refused with ExportImportError, and nothing is kept."""
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise ExportImportError("This is not a Fray encounter export.")
+    version = data.get("version")
+    if type(version) is not int or abs(version) > 10**6:
+        raise ExportImportError(f"This export does not say which version it uses; Fray reads version {VERSION}.")
+    if version != VERSION:
+        raise ExportImportError(f"This export uses version {version}; Fray reads version {VERSION}.")
+    if data.get("complete") is not True:
+        raise ExportImportError("Only a GM's complete export can be imported.")
+    _check_storable(data)
+    try:
+        return _create(campaign, user, data)
+    except ExportImportError:
+        raise
+    except (LookupError, TypeError, ValueError, AttributeError, RuleError):  # a part of the wrong shape, deep down
+        raise ExportImportError(MISSING) from None
+
+
+def _create(campaign, user, data: dict) -> Encounter:
     from django.db import transaction
 
     from combat.models import Combatant
+    from combat.store import load_log
 
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise ExportImportError("This is not a Fray encounter export.")
-    if data.get("version") != VERSION:
-        raise ExportImportError(f"This export uses version {data.get('version')}; Fray reads version {VERSION}.")
-    if not data.get("complete"):
-        raise ExportImportError("Only a GM's complete export can be imported.")
-    _check_storable(data)
     meta = data["encounter"]
     with transaction.atomic():
         encounter = Encounter.objects.create(
@@ -243,16 +345,16 @@ def import_encounter(campaign, user, data: dict) -> Encounter:
             started_at=timezone.now(), ended_at=timezone.now(),
         )
         engine = engine_for(encounter)
-        for c in data["combatants"]:
-            Combatant.objects.create(encounter=encounter, key=c["key"], name=c["name"], side=c["side"])
+        Combatant.objects.bulk_create(Combatant(encounter=encounter, key=c["key"], name=c["name"], side=c["side"])
+                                      for c in data["combatants"])
+        rows = []
         for e in data["events"]:
             payload = {"kind": e["kind"], "data": e["data"]}
             engine.CODEC.event_from_json(payload)  # refuses malformed events
-            EncounterEvent.objects.create(encounter=encounter, seq=e["seq"], batch=e["batch"], kind=e["kind"],
-                                          payload=payload, audience=e["audience"], actor=None,
-                                          idempotency_key=f"import-{e['seq']}")
-        from combat.store import load_log
-
+            rows.append(EncounterEvent(encounter=encounter, seq=e["seq"], batch=e["batch"], kind=e["kind"],
+                                       payload=payload, audience=e["audience"], actor=None,
+                                       idempotency_key=f"import-{e['seq']}"))
+        EncounterEvent.objects.bulk_create(rows, batch_size=1000)
         try:
             state = replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter))
         except RuleError:

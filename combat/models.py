@@ -1,6 +1,7 @@
 from django.conf import settings as django_settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.text import slugify
 
@@ -171,9 +172,14 @@ class ExportJob(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
     file = models.FileField(upload_to="exports/", blank=True)
     events = models.PositiveIntegerField(default=0)
-    error = models.CharField(max_length=300, blank=True)
+    error = models.CharField(max_length=300, blank=True, help_text="Why it failed, in a sentence for its reader.")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # "Try again" starts a new attempt; each task message names the attempt it runs, so a late one changes nothing.
+    attempt = models.PositiveIntegerField(default=1)
+    # Queued, started, or still writing at this time: an export that has not progressed for EXPORT_STALE_AFTER
+    # seconds is failed (combat.tasks.fail_stalled).
+    progressed_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

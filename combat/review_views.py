@@ -1,20 +1,15 @@
 """The combat log review: timeline with filters, per-character summary, charts."""
 
-import logging
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
-from kombu.exceptions import OperationalError
 
 from campaigns.selectors import membership_or_404
 from combat import charts, review, selectors
 from combat.models import Encounter, ExportJob
-
-log = logging.getLogger(__name__)
 
 
 @login_required
@@ -38,7 +33,7 @@ def encounter_log(request, campaign_id, encounter_id):
         "damage_chart": charts.damage_per_round(data.damage_by_round),
         "complexity_chart": charts.success_by_complexity(data.by_complexity),
         "can_reveal": membership.is_gm and encounter.status == Encounter.Status.ENDED,
-        "exports": encounter.exports.filter(requested_by=request.user)[:5],
+        "exports": _my_exports(encounter, request.user),
         "formats": ExportJob.Format.choices,
     }
     if request.htmx and request.GET.get("part") == "timeline":
@@ -65,13 +60,21 @@ def encounter_log_reveal(request, campaign_id, encounter_id):
 
 # --- exports --------------------------------------------------------------------------------------------------
 
+def _my_exports(encounter, user) -> list[ExportJob]:
+    """The last five exports `user` asked for of `encounter`, those that stopped progressing marked failed."""
+    from combat.tasks import fail_stalled
+
+    jobs = list(encounter.exports.filter(requested_by=user)[:5])
+    fail_stalled(jobs)
+    return jobs
+
+
 @login_required
 @require_POST
 def export_start(request, campaign_id, encounter_id):
     from django.db import transaction
 
-    from combat.models import ExportJob
-    from combat.tasks import run_export
+    from combat.tasks import enqueue
 
     membership = membership_or_404(request.user, campaign_id)
     encounter = get_object_or_404(selectors.encounters_for(membership), pk=encounter_id)
@@ -84,40 +87,60 @@ def export_start(request, campaign_id, encounter_id):
         return redirect("encounter_log", campaign_id, encounter_id)
     job = ExportJob.objects.create(encounter=encounter, requested_by=request.user, gm_view=membership.is_gm,
                                    format=fmt)
-
-    def enqueue():
-        try:
-            run_export.delay(job.pk)
-        except OperationalError:  # the broker (Redis) is down: fail the job now, not leave it queued for nobody
-            log.warning("could not queue export %s", job.pk, exc_info=True)
-            ExportJob.objects.filter(pk=job.pk).update(status=ExportJob.Status.FAILED, finished_at=timezone.now(),
-                                                       error="The task queue could not be reached.")
-
-    transaction.on_commit(enqueue)
+    transaction.on_commit(lambda: enqueue(job))
     if request.htmx:
         return render(request, "combat/log.html#export-status", {"job": job, "campaign": membership.campaign})
     return redirect("encounter_log", campaign_id, encounter_id)
 
 
 def _job_or_404(request, campaign_id, job_id):
-    from combat.models import ExportJob
-
+    """An export the user asked for, in a campaign they are still a member of: (membership, job)."""
     membership = membership_or_404(request.user, campaign_id)
-    return get_object_or_404(ExportJob.objects.select_related("encounter"), pk=job_id,
-                             encounter__campaign=membership.campaign, requested_by=request.user)
+    job = get_object_or_404(ExportJob.objects.select_related("encounter"), pk=job_id,
+                            encounter__campaign=membership.campaign, requested_by=request.user)
+    return membership, job
 
 
 @login_required
 def export_status(request, campaign_id, job_id):
-    job = _job_or_404(request, campaign_id, job_id)
+    from combat.tasks import fail_stalled
+
+    _, job = _job_or_404(request, campaign_id, job_id)
+    fail_stalled([job])
     return render(request, "combat/log.html#export-status", {"job": job, "campaign": job.encounter.campaign})
+
+
+@login_required
+@require_POST
+def export_retry(request, campaign_id, job_id):
+    """"Try again" on a failed export: a new attempt of the same job, made with what the member may see now. A late
+    delivery of the old attempt's task changes nothing (combat/tasks.py)."""
+    from django.db import transaction
+    from django.db.models import F
+
+    from combat.tasks import enqueue, fail_stalled
+
+    membership, job = _job_or_404(request, campaign_id, job_id)
+    fail_stalled([job])
+    with transaction.atomic():
+        retried = ExportJob.objects.filter(pk=job.pk, attempt=job.attempt, status=ExportJob.Status.FAILED).update(
+            attempt=F("attempt") + 1, status=ExportJob.Status.QUEUED, error="", events=0, finished_at=None,
+            progressed_at=timezone.now(), gm_view=membership.is_gm)
+        job.refresh_from_db()
+        if retried:
+            transaction.on_commit(lambda: enqueue(job))
+    if request.htmx:  # the row as it is now: queued again, or (a second tap) whatever the first tap started
+        return render(request, "combat/log.html#export-status", {"job": job, "campaign": membership.campaign})
+    if not retried:
+        messages.error(request, "Only a failed export can be tried again; this one has not failed.")
+    return redirect("encounter_log", campaign_id, job.encounter_id)
 
 
 @login_required
 def export_download(request, campaign_id, job_id):
     from django.http import FileResponse
 
-    job = _job_or_404(request, campaign_id, job_id)
+    _, job = _job_or_404(request, campaign_id, job_id)
     if job.status != job.Status.DONE or not job.file:
         raise Http404("This export is not ready.")
     content_types = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "html": "text/html"}
@@ -125,48 +148,24 @@ def export_download(request, campaign_id, job_id):
                         content_type=f"{content_types[job.format]}; charset=utf-8")
 
 
-MAX_IMPORT_BYTES = 50 * 1024 * 1024
-
-
-def _not_json(constant):
-    raise ValueError(f"{constant} is not JSON")
-
-
-def _finite(text):
-    import math
-
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(f"{text} is too large")
-    return number
-
-
 @login_required
 @require_POST
 def encounter_import(request, campaign_id):
-    """A GM re-creates an encounter from a complete JSON export; it replays to the exported state or is refused."""
-    import json
-
+    """A GM re-creates an encounter from a complete JSON export; it replays to the exported state or is refused
+    with a sentence next to the file field (400), and nothing is kept."""
     from campaigns.selectors import gm_membership_or_404
-    from combat.exports import ExportImportError, import_encounter
+    from combat.exports import ExportImportError, import_encounter, read_export
 
     membership = gm_membership_or_404(request.user, campaign_id)
     upload = request.FILES.get("file")
-    if upload is None:
-        messages.error(request, "Choose a JSON export file to import.")
-    elif upload.size > MAX_IMPORT_BYTES:
-        messages.error(request, "That file is larger than 50 MB; Fray exports are far smaller.")
-    else:
-        try:
-            # NaN, Infinity and 1e400 are not JSON; Python's reader takes them and the JSON columns refuse them.
-            data = json.load(upload, parse_constant=_not_json, parse_float=_finite)
-            encounter = import_encounter(membership.campaign, request.user, data)
-        except (ValueError, UnicodeDecodeError) as exc:
-            sentence = str(exc) if isinstance(exc, ExportImportError) else "That file is not valid JSON."
-            messages.error(request, sentence)
-        except (KeyError, TypeError):
-            messages.error(request, "That export is missing parts Fray needs; export it again.")
-        else:
-            messages.success(request, f"Imported “{encounter.name}”; it replays to the exported state.")
-            return redirect("encounter_log", campaign_id, encounter.pk)
-    return redirect("encounters", campaign_id)
+    try:
+        if upload is None:
+            raise ExportImportError("Choose a JSON export file to import.")
+        encounter = import_encounter(membership.campaign, request.user, read_export(upload))
+    except ExportImportError as exc:
+        return render(request, "combat/encounter_list.html", {
+            "membership": membership, "campaign": membership.campaign,
+            "encounters": selectors.encounters_for(membership), "import_error": str(exc),
+        }, status=400)
+    messages.success(request, f"Imported “{encounter.name}”; it replays to the exported state.")
+    return redirect("encounter_log", campaign_id, encounter.pk)

@@ -23,4 +23,5 @@ urlpatterns = [
     path("campaigns/<int:campaign_id>/exports/<int:job_id>/", review_views.export_status, name="export_status"),
     path("campaigns/<int:campaign_id>/exports/<int:job_id>/download/", review_views.export_download,
          name="export_download"),
+    path("campaigns/<int:campaign_id>/exports/<int:job_id>/retry/", review_views.export_retry, name="export_retry"),
 ]

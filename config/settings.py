@@ -193,11 +193,11 @@ CELERY_QUEUE_DIR = VAR_DIR / "celery"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS = {}
-    # Seconds after which a task taken by a worker that died (acks_late) goes to another worker; unset keeps
-    # Celery's default of one hour. Keep it longer than the longest task, or a running task is handed out twice.
-    if env.str("CELERY_BROKER_VISIBILITY_TIMEOUT", default=""):
-        CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = env.int("CELERY_BROKER_VISIBILITY_TIMEOUT")
+    # Seconds after which Redis hands a task that a worker took but never acknowledged (acks_late: it died
+    # mid-task) to another worker. Longer than any task runs (an export of 10,000 entries takes under a second, a
+    # reminder sweep stops claiming after 50 s), or a running task is handed out twice; far shorter than Celery's
+    # default of an hour. An export's page does not wait for it: see EXPORT_STALE_AFTER.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_BROKER_VISIBILITY_TIMEOUT", default=300)}
 else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_RESULT_BACKEND = f"file://{CELERY_QUEUE_DIR / 'results'}"
@@ -212,8 +212,14 @@ else:
     }
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
+# A task's message is acknowledged when the task returns, not when it starts (acks late), and is handed back to
+# the broker when the pool process running it dies (reject on worker lost): a lost worker's task is delivered
+# again rather than dropped. Tasks are written to be delivered twice (combat/tasks.py, campaigns/reminders.py).
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Seconds an export may go without progress (queued and not started, or started and not writing) before its
+# page shows it failed, with a "Try again" button (combat/tasks.py).
+EXPORT_STALE_AFTER = env.int("EXPORT_STALE_AFTER", default=180)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {

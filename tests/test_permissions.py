@@ -52,6 +52,7 @@ MATRIX = {
     "export_start": ("post", {"player": OK, "other_player": OK, "gm": OK}),
     "export_status": ("get", {"gm": OK}),  # only who asked for it: the GM here
     "export_download": ("get", {"gm": OK}),
+    "export_retry": ("post", {"gm": OK}),  # only who asked for it; a finished export: a sentence, nothing changes
     "sessions": ("get", {"player": OK, "other_player": OK, "gm": OK}),
     "session_create": ("get", {"gm": OK}),
     "session": ("get", {"player": OK, "other_player": OK, "gm": OK}),
@@ -132,7 +133,7 @@ def _url_and_data(name, w):
         "encounter_delete": [c, w["encounter"].pk], "encounter_end": [c, w["encounter"].pk],
         "encounter_import": [c], "archive": [c], "encounter_log": [c, w["encounter"].pk], "encounter_log_reveal": [c, w["encounter"].pk],
         "export_start": [c, w["encounter"].pk], "export_status": [c, w["export"].pk],
-        "export_download": [c, w["export"].pk],
+        "export_download": [c, w["export"].pk], "export_retry": [c, w["export"].pk],
         "sessions": [c], "session_create": [c], "session": [c, w["session"].pk], "session_edit": [c, w["session"].pk],
         "session_cancel": [c, w["session"].pk], "session_done": [c, w["session"].pk],
         "session_rsvp": [c, w["session"].pk], "session_ics": [c, w["session"].pk], "reminder_preference": [c],
@@ -145,6 +146,17 @@ def _url_and_data(name, w):
         "session_rsvp": {"answer": "going"}, "reminder_preference": {"reminders": "off"},
         "session_cancel": {"reason": "Ill."},
     }.get(name, {})
+    if name == "encounter_import":  # the GM's own export of the encounter: imported (no file is a 400 sentence)
+        import io
+
+        from django.core.files.uploadedfile import SimpleUploadedFile
+
+        from combat.exports import write_json
+        from combat.models import Encounter
+
+        out = io.StringIO()
+        write_json(Encounter.objects.get(pk=w["encounter"].pk), True, out)
+        data = {"file": SimpleUploadedFile("export.json", out.getvalue().encode(), content_type="application/json")}
     return reverse(name, args=args), data
 
 

@@ -148,7 +148,7 @@ def app_env(var: Path, media: Path, redis_url: str, **extra: str) -> dict[str, s
     if not static.exists():
         static.symlink_to(Path(settings.STATIC_ROOT), target_is_directory=True)
     skip = ("DATABASE_URL", "REDIS_URL", "EMAIL_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "MEDIA_ROOT", "FRAY_VAR_DIR",
-            "CELERY_TASK_ALWAYS_EAGER", "CELERY_BROKER_VISIBILITY_TIMEOUT", "DEBUG")
+            "CELERY_TASK_ALWAYS_EAGER", "CELERY_BROKER_VISIBILITY_TIMEOUT", "EXPORT_STALE_AFTER", "DEBUG")
     env = {k: v for k, v in os.environ.items() if k not in skip}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings",

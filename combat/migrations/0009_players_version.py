@@ -12,7 +12,7 @@ def count_what_players_read(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("combat", "0007_log_wording"),
+        ("combat", "0008_export_progress"),
     ]
 
     operations = [
