@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combat.rules.hero import engine as h
+from combat.rules import hero as h
 from tests.combat.scripted_fight import Fight
 from tests.combat.stored_logs import FIXTURES, record
 
