@@ -8,10 +8,10 @@ import pytest
 
 from combat.rules import registry
 from combat.rules.core import to_json
-from tests.combat import record_hero_logs
+from tests.combat import record_burn_bryte_logs, record_hero_logs
 from tests.combat.stored_logs import FIXTURES
 
-RECORDERS = {"hero": record_hero_logs}
+RECORDERS = {"hero": record_hero_logs, "burn_bryte": record_burn_bryte_logs}
 CASES = [(model, name) for model, recorder in RECORDERS.items() for name in recorder.FIGHTS]
 
 
