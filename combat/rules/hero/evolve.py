@@ -46,7 +46,8 @@ def _put(state: State, fighter: Fighter) -> State:
 
 def _held(f: Fighter) -> Held:
     """The character's held action; the log only speaks of one when there is one."""
-    assert f.held is not None, f"{f.id} holds no action"
+    if f.held is None:
+        raise ValueError(f"{f.name} holds no action.")
     return f.held
 
 
