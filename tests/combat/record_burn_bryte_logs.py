@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combat.rules.burn_bryte import engine as bb
+from combat.rules import burn_bryte as bb
 from combat.rules.burn_bryte.stats import nova_box_key, skill_key
 from combat.rules.core import clean_settings
 from tests.combat.scripted_fight import Fight
