@@ -11,7 +11,7 @@ from combat.rules import registry
 from combat.rules.core import Command, Event, RuleError
 from combat.rules.dice import ScriptedDice
 
-PACKAGES = ["hero"]
+PACKAGES = ["hero", "burn_bryte"]
 
 
 def tables(key):
