@@ -35,7 +35,7 @@ def run(lines: list[str]) -> None:
     from bench.setup import long_encounter
     from combat import exports, store
     from combat.models import EncounterEvent
-    from combat.rules.burn_bryte import engine as bb
+    from combat.rules import burn_bryte as bb
     from combat.rules.core import replay
 
     for size in (1_000, 10_000):

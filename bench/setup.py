@@ -50,7 +50,7 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
     from campaigns.models import Character, Membership, User
     from combat import services, store
     from combat.models import EncounterEvent, LogCheckpoint
-    from combat.rules.burn_bryte import engine as bb
+    from combat.rules import burn_bryte as bb
     from combat.rules.core import WORDING, to_json, wording
     from combat.rules.dice import ScriptedDice
 

@@ -40,8 +40,7 @@ from campaigns.models import Character, Membership
 from combat import services as combat_services
 from combat.exports import write_json
 from combat.models import Encounter, EncounterEvent
-from combat.rules import registry
-from combat.rules.burn_bryte import engine as burn_bryte
+from combat.rules import burn_bryte, registry
 from ships.models import Ship
 from tests.conftest import PASSWORD, make_user
 

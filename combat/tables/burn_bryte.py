@@ -5,8 +5,8 @@ from __future__ import annotations
 from django import forms
 
 from campaigns.models import Campaign
+from combat.rules import burn_bryte as bb
 from combat.rules import core
-from combat.rules.burn_bryte import engine as bb
 from combat.rules.burn_bryte import review  # noqa: F401  (the model's after-action facts)
 from combat.tables import fighters_from
 from ships.models import Ship

@@ -8,8 +8,8 @@ an action, and the phases it has taken; never the phases it still has to come (t
 
 from __future__ import annotations
 
+from combat.rules import hero
 from combat.rules.core import as_players_know, seen_by_party
-from combat.rules.hero import engine as hero
 from combat.rules.hero import review  # noqa: F401  (the model's after-action facts)
 from combat.tables import fighters_from, namer
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from combat.rules.burn_bryte import engine as bb
+from combat.rules import burn_bryte as bb
 from combat.rules.core import MARKERS, Ended, Logged, RuleError, Undone, active_events, from_json, replay, to_json
 from combat.rules.dice import ScriptedDice
 

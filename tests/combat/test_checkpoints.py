@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from combat import fragments, selectors, services, store
 from combat.models import LogCheckpoint
-from combat.rules.burn_bryte import engine as bb
+from combat.rules import burn_bryte as bb
 from combat.rules.core import active_events, replay, to_json
 from combat.rules.dice import ScriptedDice
 from tests.combat.helpers import unword, without_form_keys

@@ -3,7 +3,7 @@
 import pytest
 
 from combat import fragments, services, store
-from combat.rules.burn_bryte import engine as bb
+from combat.rules import burn_bryte as bb
 from combat.rules.core import WORDING, active_events
 from combat.rules.dice import ScriptedDice
 from tests.combat.helpers import unword, without_form_keys

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from combat.rules import hero as h
 from combat.rules.core import Logged, RuleError, Undone, active_events, from_json, replay, to_json
 from combat.rules.dice import Dice, ScriptedDice
-from combat.rules.hero import engine as h
 
 # The speed chart exactly as the reference notes print it (/work/shared/rules/hero-speed-chart.md).
 NOTES_CHART = """

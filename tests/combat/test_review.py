@@ -186,7 +186,7 @@ def test_burn_bryte_players_never_see_an_unseen_enemy(campaign, gm, player, pc, 
 def test_a_players_charts_add_up_only_the_entries_the_player_can_read(campaign, gm, player, pc, npc, monkeypatch):
     """Should a model word an entry for the GM only (no sentence for players), its dice and damage stay off the
     player's charts too: counting them would tell the players that something happened."""
-    from combat.rules.burn_bryte import engine as bb
+    from combat.rules import burn_bryte as bb
 
     enc = services.start_encounter(services.create_encounter(
         campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)

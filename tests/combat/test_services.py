@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from combat import fragments, services, store
 from combat.models import Encounter, EncounterEvent
-from combat.rules.burn_bryte import engine as bb
+from combat.rules import burn_bryte as bb
 from combat.rules.core import from_json, replay
 from combat.rules.dice import ScriptedDice
 

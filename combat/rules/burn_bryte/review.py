@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from combat.rules.burn_bryte import engine as bb
+from combat.rules.burn_bryte.events import (
+    AdvantageSpent,
+    CollapseSpent,
+    Declared,
+    HealthAdjusted,
+    Moved,
+    NovaSpent,
+    Resolved,
+    SkillRolled,
+    TurnEnded,
+)
+from combat.rules.burn_bryte.state import Roll, State, chance_of_success, has_doubles
+from combat.rules.core import Event
 
 
 @dataclass(frozen=True)
@@ -30,43 +43,51 @@ class Facts:
     damage: tuple[tuple[str, str, int], ...] = ()  # (source, target, Health Levels)
     collapse_given: int = 0  # Collapse points the GM gained from `actor`'s failure
     advantages_used: int = 0
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
-def facts(state: bb.State, event: bb.Event) -> Facts:
+def _roll(roll: Roll | None) -> Roll:
+    """The roll an event speaks of; the log only speaks of one when there is one."""
+    if roll is None:
+        raise ValueError("A roll event without its roll.")
+    return roll
+
+
+def facts(state: State, event: Event) -> Facts:
     """Facts of `event` applied to `state` (the state just before it)."""
-    base = {"round": state.round, "phase": state.phase, "turn": state.turn}
-    if isinstance(event, bb.SkillRolled):
-        r = event.roll
+    base: dict[str, Any] = {"round": state.round, "phase": state.phase, "turn": state.turn}
+    if isinstance(event, SkillRolled):
+        r = _roll(event.roll)
         succeeded = r.succeeded
         damage = ((r.fighter, r.target, r.damage),) if succeeded and r.intent == "attack" and r.target else ()
         return Facts(**base, actor=r.fighter, action=True, damage=damage,
                      rolls=(RollFact(r.sides, r.faces, r.complexity, succeeded, not succeeded, r.entered,
-                                     chance=bb.chance_of_success(r.complexity, r.sides)),))
-    if isinstance(event, bb.AdvantageSpent):
-        roll = state.last_roll
+                                     chance=chance_of_success(r.complexity, r.sides)),))
+    if isinstance(event, AdvantageSpent):
+        roll = _roll(state.last_roll)
         faces = tuple(event.face if i == event.die else f for i, f in enumerate(roll.faces))
-        rescued = not bb.has_doubles(faces)
-        damage = ((roll.fighter, roll.target, roll.damage),) if rescued and roll.intent == "attack" and roll.target else ()
+        rescued = not has_doubles(faces)
+        hit = rescued and roll.intent == "attack" and roll.target
+        damage = ((roll.fighter, roll.target, roll.damage),) if hit else ()
         return Facts(**base, actor=event.fighter, advantages_used=1, damage=damage,
                      rolls=(RollFact(roll.sides, (event.face,), 1, True, False, event.entered, counted=False),),
                      extra={"rescued": roll.complexity} if rescued else {})
-    if isinstance(event, bb.Moved):
+    if isinstance(event, Moved):
         return Facts(**base, actor=event.fighter, action=True)
-    if isinstance(event, bb.TurnEnded):
+    if isinstance(event, TurnEnded):
         return Facts(**base, actor=event.fighter, collapse_given=1 if event.failure == "collapse" else 0)
-    if isinstance(event, bb.Resolved):
+    if isinstance(event, Resolved):
         d = state.declaration(event.id)
         damage = ((d.enemy, d.target, event.damage),) if event.outcome == "hit" and event.damage else ()
         return Facts(**base, actor=d.enemy, action=event.outcome in ("hit", "missed"), damage=damage)
-    if isinstance(event, bb.Declared):
+    if isinstance(event, Declared):
         return Facts(**base, actor=event.enemy)
-    if isinstance(event, bb.HealthAdjusted):
+    if isinstance(event, HealthAdjusted):
         damage = (("", event.target, -event.change),) if event.change < 0 else ()
         return Facts(**base, actor=event.target, damage=damage)
-    if isinstance(event, bb.NovaSpent):
+    if isinstance(event, NovaSpent):
         return Facts(**base, actor=event.fighter, extra={"nova_spent": event.points})
-    if isinstance(event, bb.CollapseSpent):
+    if isinstance(event, CollapseSpent):
         return Facts(**base, actor=event.enemy, extra={"collapse_spent": event.points})
     actor = getattr(event, "fighter", "") or getattr(event, "target", "")
     return Facts(**base, actor=actor)

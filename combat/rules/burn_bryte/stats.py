@@ -40,7 +40,8 @@ STATS = StatSchema(
         Stat("speed", "Speed (squares)", INT, default=5, min=0, max=30, group="Health"),
         Stat("nova_points", "Nova points", INT, default=0, min=0, max=10, group="Nova",
              help="Capped at the ship's Livability Rating in play."),
-        *(Stat(nova_box_key(size), f"Nova box d{size} ticked", BOOL, default=False, group="Nova") for size in DIE_SIZES),
+        *(Stat(nova_box_key(size), f"Nova box d{size} ticked", BOOL, default=False, group="Nova")
+          for size in DIE_SIZES),
         Stat("neg_minor", "Minor negative condition (skill)", CHOICE, default="", choices=_held_skill_choices,
              group="Conditions", help="+1 complexity on rolls with this skill."),
         Stat("neg_moderate", "Moderate negative condition (category)", CHOICE, default="",

@@ -7,7 +7,7 @@ column, owed to whoever took it (`credits`). A phase is used when it ends after 
 (an action, an attack, a Recovery, a released held action) or when an abort spends it; a phase let go by, held
 and lost, or spent Stunned or knocked out is not.
 
-Players (gm=False) see what the log tells them (`engine.Sight`): an enemy's damage dice, BODY and STUN taken stay
+Players (gm=False) see what the log tells them (the core's `Sight`): an enemy's damage dice, BODY and STUN taken stay
 with the GM, and an enemy no PC is aware of is neither a row of the summary (combat.review's default subjects) nor
 the source of any figure.
 """
@@ -15,8 +15,19 @@ the source of any figure.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from combat.rules.hero import engine as h
+from combat.rules.core import Event, Sight
+from combat.rules.hero.events import (
+    Aborted,
+    Acted,
+    Attacked,
+    HoldContested,
+    PhaseEnded,
+    PoolsAdjusted,
+    SegmentStarted,
+)
+from combat.rules.hero.state import State
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,7 @@ class Facts:
     damage: tuple[tuple[str, str, int], ...] = ()  # (source, target, BODY)
     phases_used: int = 0
     credits: tuple[tuple[str, str, int], ...] = ()  # (who took it, "stun_taken", STUN)
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # (key, label, GM-only)
@@ -57,22 +68,24 @@ def section_title(phase: int, turn: str, names: dict[str, str]) -> str:
     return f"Segment {phase}"
 
 
-def facts(state: h.State, event, gm: bool = True) -> Facts:
+def facts(state: State, event: Event, gm: bool = True) -> Facts:
     """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
-    sight = h.Sight(state, gm)
+    sight = Sight(state.fighters, gm)
     unseen, secret = sight.unseen, sight.secret
 
-    base = {"round": state.turn, "phase": state.segment, "turn": ""}
-    if isinstance(event, h.SegmentStarted):
-        rolls = tuple(RollFact(6, r.faces, counted=False) for r in event.rolloff if not unseen(r.fighter))
-        return Facts(round=event.turn, phase=event.segment, turn="", actor="", rolls=rolls)
-    if isinstance(event, h.Acted):
+    base: dict[str, Any] = {"round": state.turn, "phase": state.segment, "turn": ""}
+    rolls: list[RollFact] = []
+    damage: tuple[tuple[str, str, int], ...] = ()
+    credits: tuple[tuple[str, str, int], ...] = ()
+    if isinstance(event, SegmentStarted):
+        rolls = [RollFact(6, r.faces, counted=False) for r in event.rolloff if not unseen(r.fighter)]
+        return Facts(round=event.turn, phase=event.segment, turn="", actor="", rolls=tuple(rolls))
+    if isinstance(event, Acted):
         return Facts(**base, actor=event.fighter, action=True, phases_used=int(event.ends_phase))
-    if isinstance(event, h.Attacked):
+    if isinstance(event, Attacked):
         if unseen(event.fighter) and unseen(event.target):
             return Facts(**base, actor=event.fighter)
         rolls = [RollFact(6, event.roll, succeeded=event.hit, entered=event.entered)]
-        damage, credits = (), ()
         if event.hit and not secret(event.target):
             if event.damage:
                 rolls.append(RollFact(6, event.damage, counted=False, entered=event.damage_entered))
@@ -80,20 +93,19 @@ def facts(state: h.State, event, gm: bool = True) -> Facts:
             credits = ((event.target, "stun_taken", event.stun),) if event.stun else ()
         return Facts(**base, actor=event.fighter, action=True, rolls=tuple(rolls), damage=damage, credits=credits,
                      phases_used=1)
-    if isinstance(event, h.PhaseEnded):
+    if isinstance(event, PhaseEnded):
         f = state.fighter(event.fighter)
         return Facts(**base, actor=f.id, phases_used=int(f.acted_at == state.now))
-    if isinstance(event, h.Aborted):
+    if isinstance(event, Aborted):
         return Facts(**base, actor=event.fighter, action=True, phases_used=1)
-    if isinstance(event, h.HoldContested):
-        rolls = []
+    if isinstance(event, HoldContested):
         for fid, faces, target, counted in ((event.holder, event.holder_roll, event.holder_target, True),
                                             (event.other, event.other_roll, event.other_target, False)):
             if not unseen(fid):
                 rolls.append(RollFact(6, faces, succeeded=sum(faces) <= target if counted else None,
                                       counted=counted))
         return Facts(**base, actor=event.holder, rolls=tuple(rolls))
-    if isinstance(event, h.PoolsAdjusted):
+    if isinstance(event, PoolsAdjusted):
         if secret(event.fighter):
             return Facts(**base, actor=event.fighter)
         damage = (("", event.fighter, -event.body),) if event.body < 0 else ()

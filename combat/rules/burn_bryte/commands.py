@@ -1,0 +1,169 @@
+"""What players and the GM may ask of a Burn Bryte fight: one frozen dataclass per command.
+
+`who` says who may issue it: "owner" is the player of `actor` (and the GM), "gm" the GM alone. `decide` checks
+each against the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from combat.rules.core import Command
+
+INTENTS = ("attack", "defend", "advantage", "move", "other")  # what a skill roll is for
+
+
+@dataclass(frozen=True)
+class Declare(Command):
+    name: ClassVar[str] = "declare"
+    label: ClassVar[str] = "Declare an enemy action"
+    enemy: str = ""
+    target: str = ""
+    text: str = "attacks"
+    extra: bool = False
+
+
+@dataclass(frozen=True)
+class ChangeDeclaration(Command):
+    name: ClassVar[str] = "change_declaration"
+    label: ClassVar[str] = "Change a declared action"
+    declaration: int = 0
+    target: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class StartPlayers(Command):
+    name: ClassVar[str] = "start_players"
+    label: ClassVar[str] = "Start Phase 2"
+
+
+@dataclass(frozen=True)
+class ClaimTurn(Command):
+    name: ClassVar[str] = "claim_turn"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Take my turn"
+    actor: str = ""
+
+
+@dataclass(frozen=True)
+class PickNext(Command):
+    """The GM picks a PC (and from then on the finishing PC picks the next), or the picking PC picks."""
+
+    name: ClassVar[str] = "pick_next"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Pick who goes next"
+    actor: str = ""  # the picking PC; empty when the GM picks
+    next: str = ""
+
+
+@dataclass(frozen=True)
+class SkillRoll(Command):
+    name: ClassVar[str] = "skill_roll"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Roll a skill"
+    actor: str = ""
+    skill: str = ""
+    intent: str = "other"
+    target: str = ""
+    damage: int = 1
+    note: str = ""
+    entered: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class FreeMove(Command):
+    name: ClassVar[str] = "free_move"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Free move"
+    actor: str = ""
+    squares: int = 0
+
+
+@dataclass(frozen=True)
+class SpendAdvantage(Command):
+    name: ClassVar[str] = "spend_advantage"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Spend an Advantage to reroll a die"
+    actor: str = ""
+    die: int = 0  # index of the die in the failed roll
+    entered: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class EndTurn(Command):
+    name: ClassVar[str] = "end_turn"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "End my turn"
+    actor: str = ""
+
+
+@dataclass(frozen=True)
+class ResolveFailure(Command):
+    name: ClassVar[str] = "resolve_failure"
+    label: ClassVar[str] = "Failure: consequence or Collapse point"
+    choice: str = "collapse"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class StartEnemies(Command):
+    name: ClassVar[str] = "start_enemies"
+    label: ClassVar[str] = "Start Phase 3"
+
+
+@dataclass(frozen=True)
+class Resolve(Command):
+    name: ClassVar[str] = "resolve"
+    label: ClassVar[str] = "Resolve a declared action"
+    declaration: int = 0
+    outcome: str = "hit"  # "hit" or "missed" (out of range, GM confirms)
+    damage: int = 1
+
+
+@dataclass(frozen=True)
+class NextRound(Command):
+    name: ClassVar[str] = "next_round"
+    label: ClassVar[str] = "Next round"
+
+
+@dataclass(frozen=True)
+class SpendNova(Command):
+    name: ClassVar[str] = "spend_nova"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Spend Nova points"
+    actor: str = ""
+    points: int = 1
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class SpendCollapse(Command):
+    name: ClassVar[str] = "spend_collapse"
+    label: ClassVar[str] = "Spend Collapse points on an enemy ability"
+    enemy: str = ""
+    points: int = 1
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class AdjustHealth(Command):
+    name: ClassVar[str] = "adjust_health"
+    label: ClassVar[str] = "Adjust Health Levels"
+    target: str = ""
+    change: int = 0
+
+
+@dataclass(frozen=True)
+class SetCondition(Command):
+    name: ClassVar[str] = "set_condition"
+    label: ClassVar[str] = "Set a condition"
+    target: str = ""
+    slot: str = "neg_minor"
+    value: str = ""
+
+
+COMMANDS = (Declare, ChangeDeclaration, StartPlayers, ClaimTurn, PickNext, SkillRoll, FreeMove, SpendAdvantage,
+            EndTurn, ResolveFailure, StartEnemies, Resolve, NextRound, SpendNova, SpendCollapse, AdjustHealth,
+            SetCondition)

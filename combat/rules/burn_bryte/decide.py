@@ -1,0 +1,306 @@
+"""`decide(state, command, dice) -> events`: a Burn Bryte command checked against the rules.
+
+Each decider checks its command against the round, the phase and whose turn it is, and returns the events it
+makes or raises `RuleError` with a sentence. Dice are rolled here (or typed in from physical dice when the GM
+allows it) and kept in the events, so replaying never rolls again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from combat.rules.burn_bryte.commands import (
+    COMMANDS,
+    INTENTS,
+    AdjustHealth,
+    ChangeDeclaration,
+    ClaimTurn,
+    Declare,
+    EndTurn,
+    FreeMove,
+    NextRound,
+    PickNext,
+    Resolve,
+    ResolveFailure,
+    SetCondition,
+    SkillRoll,
+    SpendAdvantage,
+    SpendCollapse,
+    SpendNova,
+    StartEnemies,
+    StartPlayers,
+)
+from combat.rules.burn_bryte.events import (
+    AdvantageSpent,
+    CollapseSpent,
+    ConditionSet,
+    DeclarationChanged,
+    Declared,
+    HealthAdjusted,
+    Moved,
+    NovaSpent,
+    PhaseStarted,
+    Resolved,
+    SkillRolled,
+    TurnEnded,
+    TurnStarted,
+)
+from combat.rules.burn_bryte.state import Fighter, Roll, State
+from combat.rules.burn_bryte.stats import SKILL_CATEGORIES, SKILLS
+from combat.rules.core import Command, Event, RuleError
+from combat.rules.core import require as _require
+from combat.rules.dice import Dice
+
+
+def decide(state: State, command: Command, dice: Dice) -> list[Event]:
+    _require(not state.ended, "This encounter has ended.")
+    handler = DECIDERS.get(type(command))
+    if handler is None:
+        if type(command) in COMMANDS:
+            raise TypeError(f"Burn Bryte has no decider for the command {type(command).__name__}.")
+        raise RuleError("That is not an action in Burn Bryte.")
+    return handler(state, command, dice)
+
+
+# --- shared checks -----------------------------------------------------------------------------------------------
+
+def _text(raw: str, default: str = "") -> str:
+    """Words typed for the log: one line, at most 200 characters."""
+    return " ".join(raw.split())[:200] or default
+
+
+def _still_taking_turn(state: State) -> str:
+    return f"{state.fighter(state.turn).name if state.turn else 'Someone'} is still taking their turn."
+
+
+def _plural(n: int) -> str:
+    return "s" if n != 1 else ""
+
+
+def _roll_faces(state: State, count: int, sides: int, entered: tuple[int, ...],
+                dice: Dice) -> tuple[tuple[int, ...], bool]:
+    if entered:
+        _require(bool(state.settings.get("entered_dice")), "The GM has the server roll the dice in this encounter.")
+        _require(len(entered) == count, f"Enter exactly {count} dice.")
+        _require(all(1 <= face <= sides for face in entered), f"Each die must show a face from 1 to {sides}.")
+        return tuple(entered), True
+    return dice.roll(count, sides), False
+
+
+# --- Phase 1: enemies declare -----------------------------------------------------------------------------------------
+
+def _declare(state: State, c: Declare, dice: Dice) -> list[Event]:
+    enemy = state.fighter(c.enemy)
+    target = state.fighter(c.target)
+    _require(enemy.side == "enemy", "Only enemies declare actions.")
+    _require(target.side == "pc", "Enemies target player characters.")
+    _require(not enemy.down, f"{enemy.name} is at 0 Health Levels and cannot act.")
+    _require(target.id in enemy.aware_of, f"{enemy.name} is not aware of {target.name}.")
+    text = _text(c.text, "attacks")
+    if c.extra:
+        _require(state.collapse >= 1, "An extra enemy attack costs 1 Collapse point and the GM has none.")
+        _require(state.phase == 1 or (state.phase == 2 and bool(state.pcs_left())),
+                 "Extra attacks are bought in Phase 1, or in Phase 2 while a PC still has a turn.")
+    else:
+        _require(state.phase == 1, "Enemies declare their actions in Phase 1.")
+        _require(not any(d.enemy == enemy.id and not d.extra for d in state.declarations),
+                 f"{enemy.name} has already declared its action this round.")
+    return [Declared(id=state.next_declaration, enemy=enemy.id, target=target.id, text=text, extra=c.extra)]
+
+
+def _change_declaration(state: State, c: ChangeDeclaration, dice: Dice) -> list[Event]:
+    declaration = state.declaration(c.declaration)
+    _require(state.phase in (1, 2), "Declared actions can be changed before Phase 3.")
+    _require(not declaration.outcome, "That action has already been resolved.")
+    cost = int(state.settings.get("change_cost", 1))
+    _require(state.collapse >= cost, f"Changing a declared action costs {cost} Collapse point{_plural(cost)}.")
+    target = state.fighter(c.target or declaration.target)
+    enemy = state.fighter(declaration.enemy)
+    _require(target.side == "pc", "Enemies target player characters.")
+    _require(target.id in enemy.aware_of, f"{enemy.name} is not aware of {target.name}.")
+    text = _text(c.text, declaration.text)
+    return [DeclarationChanged(id=declaration.id, target=target.id, text=text, cost=cost)]
+
+
+def _start_players(state: State, c: StartPlayers, dice: Dice) -> list[Event]:
+    _require(state.phase == 1, "Phase 2 starts after Phase 1.")
+    missing = [e.name for e in state.enemies()
+               if not e.down and e.aware_of and not any(d.enemy == e.id and not d.extra for d in state.declarations)]
+    _require(not missing, f"Declare one action for {', '.join(missing)} first.")
+    if state.round == 1 and state.surprise == "enemies":
+        return [PhaseStarted(round=state.round, phase=3, skipped=(2,))]
+    return [PhaseStarted(round=state.round, phase=2)]
+
+
+# --- Phase 2: the player characters' turns ----------------------------------------------------------------------------
+
+def _claim_turn(state: State, c: ClaimTurn, dice: Dice) -> list[Event]:
+    _require(state.phase == 2, "Player characters take their turns in Phase 2.")
+    pc = state.fighter(c.actor)
+    _require(pc.side == "pc", "Only player characters take turns in Phase 2.")
+    _require(not state.turn, _still_taking_turn(state))
+    _require(not state.chain, "The PC who just finished picks who goes next.")
+    _require(not pc.took_turn, f"{pc.name} has already taken a turn this round.")
+    _require(not pc.down, f"{pc.name} is at 0 Health Levels and cannot act.")
+    return [TurnStarted(fighter=pc.id)]
+
+
+def _pick_next(state: State, c: PickNext, dice: Dice) -> list[Event]:
+    _require(state.phase == 2, "Player characters take their turns in Phase 2.")
+    _require(not state.turn, _still_taking_turn(state))
+    if c.actor:
+        _require(state.chain and state.picker == c.actor, "It is not this character's pick.")
+    nxt = state.fighter(c.next)
+    _require(nxt.side == "pc", "Only player characters take turns in Phase 2.")
+    _require(not nxt.took_turn, f"{nxt.name} has already taken a turn this round.")
+    _require(not nxt.down, f"{nxt.name} is at 0 Health Levels and cannot act.")
+    return [TurnStarted(fighter=nxt.id, picked_by=c.actor or "gm", chain=True)]
+
+
+def _own_turn(state: State, actor: str) -> Fighter:
+    pc = state.fighter(actor)
+    _require(state.phase == 2 and state.turn == pc.id, f"It is not {pc.name}'s turn.")
+    return pc
+
+
+def _skill_roll(state: State, c: SkillRoll, dice: Dice) -> list[Event]:
+    pc = _own_turn(state, c.actor)
+    _require(not state.pending_failure, "The last roll failed: the turn is over once the GM decides what follows.")
+    _require(c.skill in pc.skills, "Choose one of your skills.")
+    _require(c.intent in INTENTS, "Choose what the roll is for: attack, defend, create an advantage, move or other.")
+    _require(1 <= c.damage <= 10, "Damage must be between 1 and 10.")
+    target = ""
+    if c.intent == "attack":
+        enemy = state.fighter(c.target)
+        _require(enemy.side == "enemy", "Attack an enemy.")
+        _require(enemy.id in pc.aware_of, f"{pc.name} is not aware of {enemy.name}.")
+        _require(not enemy.down, f"{enemy.name} is already at 0 Health Levels.")
+        target = enemy.id
+    elif c.intent == "defend":
+        try:
+            declaration = state.declaration(int(c.target))
+        except ValueError:
+            raise RuleError("Choose the declared attack to defend against.") from None
+        _require(not declaration.defended and not declaration.outcome, "That attack is already dealt with.")
+        target = str(declaration.id)
+    sides = pc.skills[c.skill]
+    complexity = state.complexity(pc, c.skill)
+    faces, entered = _roll_faces(state, complexity, sides, c.entered, dice)
+    roll = Roll(fighter=pc.id, skill=c.skill, sides=sides, complexity=complexity, faces=faces, intent=c.intent,
+                target=target, damage=c.damage if c.intent == "attack" else 0, entered=entered)
+    return [SkillRolled(roll=roll, note=_text(c.note))]
+
+
+def _free_move(state: State, c: FreeMove, dice: Dice) -> list[Event]:
+    pc = _own_turn(state, c.actor)
+    _require(not state.pending_failure, "The last roll failed: the turn is over.")
+    _require(not state.free_move_used,
+             f"{pc.name} has already used the free move this turn; roll a skill to move again.")
+    _require(1 <= c.squares <= pc.speed, f"{pc.name} can move from 1 to {pc.speed} squares.")
+    return [Moved(fighter=pc.id, squares=c.squares)]
+
+
+def _spend_advantage(state: State, c: SpendAdvantage, dice: Dice) -> list[Event]:
+    pc = _own_turn(state, c.actor)
+    roll = state.last_roll
+    _require(state.pending_failure and roll is not None and roll.fighter == pc.id,
+             "Advantages reroll a die of a failed roll.")
+    assert roll is not None  # (just checked)
+    _require(state.advantages >= 1, "The party has no Advantages left.")
+    _require(0 <= c.die < len(roll.faces), "Choose one of the dice of the failed roll.")
+    faces, entered = _roll_faces(state, 1, roll.sides, c.entered, dice)
+    return [AdvantageSpent(fighter=pc.id, die=c.die, face=faces[0], entered=entered)]
+
+
+def _end_turn(state: State, c: EndTurn, dice: Dice) -> list[Event]:
+    pc = _own_turn(state, c.actor)
+    _require(not state.pending_failure,
+             "The roll failed: the GM chooses a consequence or a Collapse point to end the turn.")
+    return [TurnEnded(fighter=pc.id)]
+
+
+def _resolve_failure(state: State, c: ResolveFailure, dice: Dice) -> list[Event]:
+    _require(state.pending_failure and bool(state.turn), "No failed roll is waiting for the GM.")
+    _require(c.choice in ("collapse", "consequence"), "Choose a consequence or a Collapse point.")
+    return [TurnEnded(fighter=state.turn, failure=c.choice, note=_text(c.note))]
+
+
+# --- Phase 3: declared actions resolve, and the next round ------------------------------------------------------------
+
+def _start_enemies(state: State, c: StartEnemies, dice: Dice) -> list[Event]:
+    _require(state.phase == 2, "Phase 3 follows Phase 2.")
+    _require(not state.turn, _still_taking_turn(state))
+    if state.round == 1 and state.surprise == "pcs":
+        return [PhaseStarted(round=2, phase=1, skipped=(3,))]
+    return [PhaseStarted(round=state.round, phase=3)]
+
+
+def _resolve(state: State, c: Resolve, dice: Dice) -> list[Event]:
+    _require(state.phase == 3, "Declared actions resolve in Phase 3.")
+    declaration = state.declaration(c.declaration)
+    _require(not declaration.outcome, "That action has already been resolved.")
+    enemy = state.fighter(declaration.enemy)
+    if enemy.down:
+        return [Resolved(id=declaration.id, outcome="skipped")]
+    if declaration.defended:
+        return [Resolved(id=declaration.id, outcome="cancelled")]
+    _require(c.outcome in ("hit", "missed"), "Choose hit, or missed because the target is out of range.")
+    _require(0 <= c.damage <= 10, "Damage must be between 0 and 10.")
+    return [Resolved(id=declaration.id, outcome=c.outcome, damage=c.damage if c.outcome == "hit" else 0)]
+
+
+def _next_round(state: State, c: NextRound, dice: Dice) -> list[Event]:
+    _require(state.phase == 3, "A new round begins after Phase 3.")
+    waiting = [d for d in state.declarations if not d.outcome and not state.fighter(d.enemy).down and not d.defended]
+    _require(not waiting, "Resolve every declared action first.")
+    return [PhaseStarted(round=state.round + 1, phase=1)]
+
+
+# --- any time: Nova and Collapse points, the GM's changes -------------------------------------------------------------
+
+def _spend_nova(state: State, c: SpendNova, dice: Dice) -> list[Event]:
+    pc = state.fighter(c.actor)
+    _require(pc.side == "pc", "Only player characters have Nova points.")
+    _require(not pc.down, f"{pc.name} is at 0 Health Levels and cannot spend Nova points.")
+    _require(1 <= c.points <= pc.nova_points, f"{pc.name} has {pc.nova_points} Nova point{_plural(pc.nova_points)}.")
+    return [NovaSpent(fighter=pc.id, points=c.points, note=_text(c.note))]
+
+
+def _spend_collapse(state: State, c: SpendCollapse, dice: Dice) -> list[Event]:
+    enemy = state.fighter(c.enemy)
+    _require(enemy.side == "enemy", "Collapse points power enemy abilities.")
+    _require(1 <= c.points <= state.collapse, f"The GM has {state.collapse} Collapse point{_plural(state.collapse)}.")
+    return [CollapseSpent(enemy=enemy.id, points=c.points, note=_text(c.note))]
+
+
+def _adjust_health(state: State, c: AdjustHealth, dice: Dice) -> list[Event]:
+    target = state.fighter(c.target)
+    _require(c.change != 0 and -20 <= c.change <= 20, "Change Health Levels by 1 to 20, up or down.")
+    return [HealthAdjusted(target=target.id, change=c.change)]
+
+
+_SLOTS = {"neg_minor": "skill", "neg_moderate": "category", "neg_significant": "flag",
+          "pos_minor": "skill", "pos_moderate": "category", "pos_significant": "flag"}
+
+
+def _set_condition(state: State, c: SetCondition, dice: Dice) -> list[Event]:
+    target = state.fighter(c.target)
+    kind = _SLOTS.get(c.slot)
+    _require(kind is not None, "Choose a minor, moderate or significant condition.")
+    if kind == "skill":
+        _require(c.value in ("",) + SKILLS, "A minor condition names one skill.")
+    elif kind == "category":
+        _require(c.value in ("",) + tuple(SKILL_CATEGORIES), "A moderate condition names Mental, Physical or Social.")
+    else:
+        _require(c.value in ("", "yes"), "A significant condition is either held or not.")
+    return [ConditionSet(target=target.id, slot=c.slot, value=c.value)]
+
+
+DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
+    Declare: _declare, ChangeDeclaration: _change_declaration, StartPlayers: _start_players, ClaimTurn: _claim_turn,
+    PickNext: _pick_next, SkillRoll: _skill_roll, FreeMove: _free_move, SpendAdvantage: _spend_advantage,
+    EndTurn: _end_turn, ResolveFailure: _resolve_failure, StartEnemies: _start_enemies, Resolve: _resolve,
+    NextRound: _next_round, SpendNova: _spend_nova, SpendCollapse: _spend_collapse, AdjustHealth: _adjust_health,
+    SetCondition: _set_condition,
+}

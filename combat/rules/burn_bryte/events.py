@@ -1,0 +1,125 @@
+"""What happened in a Burn Bryte fight: one frozen dataclass per event, as the log stores it.
+
+This is the stored schema: every saved log replays through these classes and `evolve`. Never rename an event's
+`kind` or a field, never change what a field means; add a field only with a default that reads old logs right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from combat.rules.burn_bryte.commands import COMMANDS
+from combat.rules.burn_bryte.state import Roll
+from combat.rules.core import Event, EventCodec
+
+
+@dataclass(frozen=True)
+class Declared(Event):
+    kind: ClassVar[str] = "declared"
+    id: int = 0
+    enemy: str = ""
+    target: str = ""
+    text: str = ""
+    extra: bool = False
+
+
+@dataclass(frozen=True)
+class DeclarationChanged(Event):
+    kind: ClassVar[str] = "declaration_changed"
+    id: int = 0
+    target: str = ""
+    text: str = ""
+    cost: int = 0
+
+
+@dataclass(frozen=True)
+class PhaseStarted(Event):
+    kind: ClassVar[str] = "phase_started"
+    round: int = 1
+    phase: int = 1
+    skipped: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    kind: ClassVar[str] = "turn_started"
+    fighter: str = ""
+    picked_by: str = ""  # "", "gm" or the picking PC's id
+    chain: bool = False
+
+
+@dataclass(frozen=True)
+class SkillRolled(Event):
+    kind: ClassVar[str] = "skill_rolled"
+    roll: Roll | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class AdvantageSpent(Event):
+    kind: ClassVar[str] = "advantage_spent"
+    fighter: str = ""
+    die: int = 0
+    face: int = 0
+    entered: bool = False
+
+
+@dataclass(frozen=True)
+class Moved(Event):
+    kind: ClassVar[str] = "moved"
+    fighter: str = ""
+    squares: int = 0
+
+
+@dataclass(frozen=True)
+class TurnEnded(Event):
+    kind: ClassVar[str] = "turn_ended"
+    fighter: str = ""
+    failure: str = ""  # "", "collapse" or "consequence"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Resolved(Event):
+    kind: ClassVar[str] = "resolved"
+    id: int = 0
+    outcome: str = ""
+    damage: int = 0
+
+
+@dataclass(frozen=True)
+class NovaSpent(Event):
+    kind: ClassVar[str] = "nova_spent"
+    fighter: str = ""
+    points: int = 0
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CollapseSpent(Event):
+    kind: ClassVar[str] = "collapse_spent"
+    audience: ClassVar[str] = "gm"
+    enemy: str = ""
+    points: int = 0
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class HealthAdjusted(Event):
+    kind: ClassVar[str] = "health_adjusted"
+    target: str = ""
+    change: int = 0
+
+
+@dataclass(frozen=True)
+class ConditionSet(Event):
+    kind: ClassVar[str] = "condition_set"
+    target: str = ""
+    slot: str = ""
+    value: str = ""
+
+
+EVENTS = (Declared, DeclarationChanged, PhaseStarted, TurnStarted, SkillRolled, AdvantageSpent, Moved, TurnEnded,
+          Resolved, NovaSpent, CollapseSpent, HealthAdjusted, ConditionSet)
+CODEC = EventCodec(EVENTS, COMMANDS)

@@ -1,0 +1,217 @@
+"""`evolve(state, event) -> state`: one HERO System event applied, with no dice and no clock.
+
+Part of the stored schema with events.py: every saved log replays through these functions, so a change here
+changes what old fights replay to. One function per event class, found through `EVOLVERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from combat.rules.core import Event
+from combat.rules.hero.events import (
+    Aborted,
+    Acted,
+    Attacked,
+    Gain,
+    HeldAction,
+    HoldContested,
+    NoRecoverySet,
+    PhaseEnded,
+    PhaseSpent,
+    PoolsAdjusted,
+    Recovered,
+    Released,
+    SegmentStarted,
+    SpdChanged,
+    TiesOrdered,
+)
+from combat.rules.hero.state import Fighter, Held, Mark, State, schedule, turn_and_segment
+
+
+def evolve(state: State, event: Event) -> State:
+    handler = EVOLVERS.get(type(event))
+    if handler is None:
+        raise TypeError(f"The HERO System has no evolve for the event {type(event).__name__}.")
+    return handler(state, event)
+
+
+# --- small steps every event takes ---------------------------------------------------------------------------
+
+def _put(state: State, fighter: Fighter) -> State:
+    return replace(state, fighters=tuple(fighter if f.id == fighter.id else f for f in state.fighters))
+
+
+def _held(f: Fighter) -> Held:
+    """The character's held action; the log only speaks of one when there is one."""
+    if f.held is None:
+        raise ValueError(f"{f.name} holds no action.")
+    return f.held
+
+
+def _marked(state: State, f: Fighter, at: int, how: str) -> Fighter:
+    turn, segment = turn_and_segment(at)
+    if turn != state.turn:
+        return f
+    marks = tuple(m for m in f.marks if m.segment != segment) + (Mark(segment=segment, how=how),)
+    return replace(f, marks=tuple(sorted(marks, key=lambda m: m.segment)))
+
+
+def _end_active(state: State, how: str = "") -> State:
+    f = state.fighter(state.active)
+    how = how or ("acted" if f.acted_at == state.now else "passed")
+    state = _put(state, _marked(state, f, state.now, how))
+    return replace(state, cursor=state.cursor + 1, halves=0)
+
+
+def _end_acting(state: State) -> State:
+    f = state.fighter(state.acting)
+    state = _put(state, _marked(state, f, state.acting_since, "acted"))
+    return replace(state, acting="", acting_halves=0, acting_since=0)
+
+
+def _end_floor(state: State, fighter_id: str) -> State:
+    return _end_acting(state) if state.acting == fighter_id else _end_active(state)
+
+
+def _count_half(state: State, fighter_id: str) -> State:
+    if state.acting == fighter_id:
+        return replace(state, acting_halves=state.acting_halves + 1)
+    return replace(state, halves=state.halves + 1)
+
+
+def _hurt(state: State, f: Fighter, stun: int, body: int) -> State:
+    """STUN and BODY lost (negative numbers heal); knocked out or Stunned lose a held action."""
+    f = replace(f, stun=f.stun - stun, body=f.body - body)
+    if f.knocked_out:
+        f = replace(f, stunned=False)
+    if f.knocked_out or f.stunned:
+        f = replace(f, held=None)
+    state = _put(state, f)
+    if stun > 0 or body > 0:  # damage voids a Recovery taken earlier in the segment
+        state = replace(state, recovering=tuple(fid for fid in state.recovering if fid != f.id))
+    return state
+
+
+def _gain(state: State, gains: Iterable[Gain]) -> State:
+    for g in gains:
+        f = state.fighter(g.fighter)
+        state = _put(state, replace(f, stun=f.stun + g.stun, end=f.end + g.end))
+    return state
+
+
+# --- one function per event ----------------------------------------------------------------------------------
+
+def _segment_started(state: State, event: SegmentStarted) -> State:
+    fighters = state.fighters
+    if event.turn != state.turn:
+        spd1 = bool(state.settings.get("spd1_opening", True))
+        fighters = tuple(replace(f, phases=schedule(f.spd, event.turn, f.lock, spd1), marks=()) for f in fighters)
+    state = replace(state, fighters=fighters, turn=event.turn, segment=event.segment, started=True,
+                    order=event.order, cursor=0, halves=0, acting="", acting_halves=0, acting_since=0,
+                    recovering=(), skipped=event.skipped)
+    for fid in event.lost_holds:
+        f = state.fighter(fid)
+        state = _put(state, replace(_marked(state, f, _held(f).since, "lost"), held=None))
+    return state
+
+
+def _recovered(state: State, event: Recovered) -> State:
+    return _gain(state, event.gains)
+
+
+def _ties_ordered(state: State, event: TiesOrdered) -> State:
+    return replace(state, order=event.order)
+
+
+def _phase_spent(state: State, event: PhaseSpent) -> State:
+    f = state.fighter(event.fighter)
+    f = replace(f, stun=f.stun + event.stun, end=f.end + event.end)
+    if event.how == "aborted":
+        f = replace(f, forfeit=False)
+    elif event.how == "stunned":
+        f = replace(f, stunned=False)
+    return _end_active(_put(state, f), event.how)
+
+
+def _acted(state: State, event: Acted) -> State:
+    f = state.fighter(event.fighter)
+    f = replace(f, end=f.end - event.end)
+    if event.action == "none":
+        return _put(state, f)
+    state = _put(state, replace(f, acted_at=state.now))
+    if event.action == "recovery":
+        state = replace(state, recovering=state.recovering + (f.id,))
+    if event.ends_phase:
+        return _end_floor(state, f.id)
+    return _count_half(state, f.id) if event.action == "half" else state
+
+
+def _attacked(state: State, event: Attacked) -> State:
+    f = state.fighter(event.fighter)
+    state = _put(state, replace(f, end=f.end - event.end, acted_at=state.now))
+    if event.hit:
+        target = state.fighter(event.target)
+        state = _hurt(state, replace(target, stunned=target.stunned or event.stunned), event.stun, event.body)
+    return _end_floor(state, f.id)
+
+
+def _phase_ended(state: State, event: PhaseEnded) -> State:
+    return _end_floor(state, event.fighter)
+
+
+def _held_action(state: State, event: HeldAction) -> State:
+    state = _put(state, replace(state.fighter(event.fighter), held=event.held))
+    return _end_active(state, "held")
+
+
+def _released(state: State, event: Released) -> State:
+    """Acting on a held action is this segment's action."""
+    f = state.fighter(event.fighter)
+    held = _held(f)
+    state = _put(state, replace(f, held=None, acted_at=state.now))
+    return replace(state, acting=f.id, acting_halves=1 if held.half else 0, acting_since=held.since)
+
+
+def _aborted(state: State, event: Aborted) -> State:
+    f = state.fighter(event.fighter)
+    f = replace(f, end=f.end - event.end, acted_at=state.now)
+    if event.spent_held:
+        f = replace(_marked(state, f, _held(f).since, "aborted"), held=None)
+    else:
+        f = replace(f, forfeit=True)
+    return _put(state, f)
+
+
+def _hold_contested(state: State, event: HoldContested) -> State:
+    return state  # the rolls change nothing; a Released follows when the holder wins
+
+
+def _spd_changed(state: State, event: SpdChanged) -> State:
+    f = state.fighter(event.fighter)
+    state = _put(state, replace(f, spd=event.new, phases=event.phases, lock=event.next_phase))
+    if state.segment not in event.phases and f.id in state.order[state.cursor:]:
+        # a phase still to come in this segment (or open and untouched) is locked out
+        rest = tuple(fid for fid in state.order[state.cursor:] if fid != f.id)
+        halves = 0 if state.active == f.id else state.halves
+        state = replace(state, order=state.order[:state.cursor] + rest, halves=halves)
+    return state
+
+
+def _no_recovery_set(state: State, event: NoRecoverySet) -> State:
+    return _put(state, replace(state.fighter(event.fighter), no_recovery=event.excluded))
+
+
+def _pools_adjusted(state: State, event: PoolsAdjusted) -> State:
+    f = state.fighter(event.fighter)
+    return _hurt(state, replace(f, end=f.end + event.end), -event.stun, -event.body)
+
+
+EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
+    SegmentStarted: _segment_started, Recovered: _recovered, TiesOrdered: _ties_ordered, PhaseSpent: _phase_spent,
+    Acted: _acted, Attacked: _attacked, PhaseEnded: _phase_ended, HeldAction: _held_action, Released: _released,
+    Aborted: _aborted, HoldContested: _hold_contested, SpdChanged: _spd_changed, NoRecoverySet: _no_recovery_set,
+    PoolsAdjusted: _pools_adjusted,
+}

@@ -1,0 +1,25 @@
+"""The scripted fights behind the stored-log fixtures still play out as they were recorded: today's `decide`
+makes the same events from the same commands and dice. (test_stored_logs checks that evolve and describe
+rebuild the same state and words from the stored events.)"""
+
+import json
+
+import pytest
+
+from combat.rules import registry
+from combat.rules.core import to_json
+from tests.combat import record_burn_bryte_logs, record_hero_logs
+from tests.combat.stored_logs import FIXTURES
+
+RECORDERS = {"hero": record_hero_logs, "burn_bryte": record_burn_bryte_logs}
+CASES = [(model, name) for model, recorder in RECORDERS.items() for name in recorder.FIGHTS]
+
+
+@pytest.mark.parametrize("model,name", CASES, ids=[f"{model}-{name}" for model, name in CASES])
+def test_a_recorded_fight_decides_the_same_events_today(model, name):
+    stored = json.loads((FIXTURES / f"{model}-{name}.json").read_text())
+    fight = RECORDERS[model].FIGHTS[name]()
+    codec = registry.get(model).engine.CODEC
+    assert to_json(fight.initial) == stored["initial"]
+    played = [{"seq": item.seq, "payload": codec.event_to_json(item.event)} for item in fight.log]
+    assert json.loads(json.dumps(played)) == stored["events"]
