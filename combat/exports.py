@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from combat.models import Encounter, EncounterEvent
+from combat import services, tables
+from combat.models import Combatant, Encounter, EncounterEvent
 from combat.review import may_see_gm_only, unseen
-from combat.rules.core import RuleError, Undone, from_json, is_marker, replay, sentence, to_json
+from combat.rules.core import RuleError, Undone, is_marker, sentence
 from combat.store import engine_for, load_initial
 
 SCHEMA = "fray.encounter-export"
@@ -36,6 +37,10 @@ CHUNK = 500
 
 @dataclass
 class Row:
+    """One log entry as an export shows it. `seq` and `batch` are its numbers as this reader knows them: the log's
+    own for whoever sees the whole log; for a player, their entries counted 1, 2, 3 … with no gap where an entry
+    hidden from them stands (they are not told it exists)."""
+
     seq: int
     batch: int
     kind: str
@@ -60,17 +65,20 @@ def rows(encounter: Encounter, gm_view: bool) -> Iterator[Row]:
     for payload in encounter.events.filter(kind=Undone.kind).values_list("payload", flat=True):
         undone.update(payload["data"]["seqs"])
     state = load_initial(encounter)
+    numbers: dict[int, int] = {}  # the log's seq -> the number this reader knows the entry by
     query = (EncounterEvent.objects.filter(encounter=encounter).order_by("seq")
              .values_list("seq", "batch", "kind", "audience", "actor__username", "created_at", "payload"))
     for seq, batch, kind, audience, actor, created_at, payload in query.iterator(chunk_size=CHUNK):
         event = engine.CODEC.event_from_json(payload)
         text = sentence(engine.describe, state, event, show_all)  # "" for what a player does not see
-        row = Row(seq, batch, kind, audience, actor or "", created_at.isoformat(), payload, text,
-                  state.round, state.phase, seq in undone, _dice(payload))
+        if text:
+            numbers[seq] = seq if show_all else len(numbers) + 1
+            if not show_all and isinstance(event, Undone):  # the entries it took back, by the player's numbers
+                payload = {"kind": kind, "data": {"seqs": [numbers[n] for n in event.seqs if n in numbers]}}
+            yield Row(numbers[seq], numbers.get(batch, numbers[seq]), kind, audience, actor or "",
+                      created_at.isoformat(), payload, text, state.round, state.phase, seq in undone, _dice(payload))
         if not is_marker(event) and seq not in undone:
             state = engine.evolve(state, event)
-        if text:
-            yield row
 
 
 def _dice(payload: dict) -> str:
@@ -265,9 +273,6 @@ def _check_storable(data: dict) -> None:
     """Refuse, before anything is written, what the tables cannot hold: a repeated or out-of-range seq, text
     longer than its column, an unknown side or audience, a model that cannot be played, NUL characters
     (PostgreSQL refuses them; SQLite would store them). Each of these was a server error."""
-    from combat import tables
-    from combat.models import Combatant
-
     missing = ExportImportError(MISSING)
 
     def text(value, longest):
@@ -324,44 +329,9 @@ def import_encounter(campaign, user, data) -> Encounter:
         raise ExportImportError("Only a GM's complete export can be imported.")
     _check_storable(data)
     try:
-        return _create(campaign, user, data)
-    except ExportImportError:
-        raise
+        encounter = services.create_from_export(campaign, user, data)
     except (LookupError, TypeError, ValueError, AttributeError, RuleError):  # a part of the wrong shape, deep down
         raise ExportImportError(MISSING) from None
-
-
-def _create(campaign, user, data: dict) -> Encounter:
-    from django.db import transaction
-
-    from combat.models import Combatant
-    from combat.store import load_log
-
-    meta = data["encounter"]
-    with transaction.atomic():
-        encounter = Encounter.objects.create(
-            campaign=campaign, name=meta["name"], model=meta["model"], status=Encounter.Status.ENDED,
-            settings=meta["settings"], initial=data["initial"], state=data["initial"], created_by=user,
-            started_at=timezone.now(), ended_at=timezone.now(),
-        )
-        engine = engine_for(encounter)
-        Combatant.objects.bulk_create(Combatant(encounter=encounter, key=c["key"], name=c["name"], side=c["side"])
-                                      for c in data["combatants"])
-        rows = []
-        for e in data["events"]:
-            payload = {"kind": e["kind"], "data": e["data"]}
-            engine.CODEC.event_from_json(payload)  # refuses malformed events
-            rows.append(EncounterEvent(encounter=encounter, seq=e["seq"], batch=e["batch"], kind=e["kind"],
-                                       payload=payload, audience=e["audience"], actor=None,
-                                       idempotency_key=f"import-{e['seq']}"))
-        EncounterEvent.objects.bulk_create(rows, batch_size=1000)
-        try:
-            state = replay(engine.evolve, from_json(engine.State, encounter.initial), load_log(encounter))
-        except RuleError:
-            raise ExportImportError("The imported log does not replay to the exported state.") from None
-        encounter.state = to_json(state)
-        encounter.version = max((e["seq"] for e in data["events"]), default=0)
-        encounter.save(update_fields=["state", "version"])
-        if "final" in data and encounter.state != data["final"]:
-            raise ExportImportError("The imported log does not replay to the exported state.")
+    if encounter is None:
+        raise ExportImportError("The imported log does not replay to the exported state.")
     return encounter

@@ -2,14 +2,15 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from campaigns.selectors import membership_or_404
-from combat import charts, review, selectors
+from campaigns.selectors import gm_membership_or_404, membership_or_404
+from combat import charts, review, selectors, services, tasks
+from combat.exports import ExportImportError, import_encounter, read_export
 from combat.models import Encounter, ExportJob
+from combat.rules.core import RuleError
 
 
 @login_required
@@ -48,11 +49,11 @@ def encounter_log_reveal(request, campaign_id, encounter_id):
     if not membership.is_gm:
         raise Http404("No such page.")
     encounter = get_object_or_404(Encounter, pk=encounter_id, campaign=membership.campaign)
-    if encounter.status != Encounter.Status.ENDED:
-        messages.error(request, "The log can be revealed once the encounter has ended.")
+    try:
+        services.reveal_log(encounter, request.POST.get("reveal") == "1")
+    except RuleError as exc:
+        messages.error(request, str(exc))
     else:
-        encounter.log_revealed = request.POST.get("reveal") == "1"
-        encounter.save(update_fields=["log_revealed"])
         messages.success(request, "Players now see the whole log." if encounter.log_revealed
                          else "GM-only entries are hidden from players again.")
     return redirect("encounter_log", campaign_id, encounter_id)
@@ -62,20 +63,14 @@ def encounter_log_reveal(request, campaign_id, encounter_id):
 
 def _my_exports(encounter, user) -> list[ExportJob]:
     """The last five exports `user` asked for of `encounter`, those that stopped progressing marked failed."""
-    from combat.tasks import fail_stalled
-
     jobs = list(encounter.exports.filter(requested_by=user)[:5])
-    fail_stalled(jobs)
+    tasks.fail_stalled(jobs)
     return jobs
 
 
 @login_required
 @require_POST
 def export_start(request, campaign_id, encounter_id):
-    from django.db import transaction
-
-    from combat.tasks import enqueue
-
     membership = membership_or_404(request.user, campaign_id)
     encounter = get_object_or_404(selectors.encounters_for(membership), pk=encounter_id)
     if encounter.status == Encounter.Status.DRAFT:
@@ -85,9 +80,7 @@ def export_start(request, campaign_id, encounter_id):
     if fmt not in ExportJob.Format.values:
         messages.error(request, "Choose JSON, CSV, Markdown or the printable page.")
         return redirect("encounter_log", campaign_id, encounter_id)
-    job = ExportJob.objects.create(encounter=encounter, requested_by=request.user, gm_view=membership.is_gm,
-                                   format=fmt)
-    transaction.on_commit(lambda: enqueue(job))
+    job = tasks.request_export(encounter, request.user, gm_view=membership.is_gm, fmt=fmt)
     if request.htmx:
         return render(request, "combat/log.html#export-status", {"job": job, "campaign": membership.campaign})
     return redirect("encounter_log", campaign_id, encounter_id)
@@ -103,10 +96,8 @@ def _job_or_404(request, campaign_id, job_id):
 
 @login_required
 def export_status(request, campaign_id, job_id):
-    from combat.tasks import fail_stalled
-
     _, job = _job_or_404(request, campaign_id, job_id)
-    fail_stalled([job])
+    tasks.fail_stalled([job])
     return render(request, "combat/log.html#export-status", {"job": job, "campaign": job.encounter.campaign})
 
 
@@ -115,20 +106,8 @@ def export_status(request, campaign_id, job_id):
 def export_retry(request, campaign_id, job_id):
     """"Try again" on a failed export: a new attempt of the same job, made with what the member may see now. A late
     delivery of the old attempt's task changes nothing (combat/tasks.py)."""
-    from django.db import transaction
-    from django.db.models import F
-
-    from combat.tasks import enqueue, fail_stalled
-
     membership, job = _job_or_404(request, campaign_id, job_id)
-    fail_stalled([job])
-    with transaction.atomic():
-        retried = ExportJob.objects.filter(pk=job.pk, attempt=job.attempt, status=ExportJob.Status.FAILED).update(
-            attempt=F("attempt") + 1, status=ExportJob.Status.QUEUED, error="", events=0, finished_at=None,
-            progressed_at=timezone.now(), gm_view=membership.is_gm)
-        job.refresh_from_db()
-        if retried:
-            transaction.on_commit(lambda: enqueue(job))
+    retried = tasks.retry_export(job, gm_view=membership.is_gm)
     if request.htmx:  # the row as it is now: queued again, or (a second tap) whatever the first tap started
         return render(request, "combat/log.html#export-status", {"job": job, "campaign": membership.campaign})
     if not retried:
@@ -138,8 +117,6 @@ def export_retry(request, campaign_id, job_id):
 
 @login_required
 def export_download(request, campaign_id, job_id):
-    from django.http import FileResponse
-
     _, job = _job_or_404(request, campaign_id, job_id)
     if job.status != job.Status.DONE or not job.file:
         raise Http404("This export is not ready.")
@@ -153,9 +130,6 @@ def export_download(request, campaign_id, job_id):
 def encounter_import(request, campaign_id):
     """A GM re-creates an encounter from a complete JSON export; it replays to the exported state or is refused
     with a sentence next to the file field (400), and nothing is kept."""
-    from campaigns.selectors import gm_membership_or_404
-    from combat.exports import ExportImportError, import_encounter, read_export
-
     membership = gm_membership_or_404(request.user, campaign_id)
     upload = request.FILES.get("file")
     try:

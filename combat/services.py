@@ -304,6 +304,56 @@ def _end(encounter, user, key) -> Result:
     return Result(ok=True, seqs=[seq])
 
 
+class _DoesNotReplay(Exception):
+    pass
+
+
+def create_from_export(campaign, user, data: dict) -> Encounter | None:
+    """A new, ended encounter from a GM's complete export (checked by combat.exports). None, and nothing kept, if
+    its log does not replay to the state it was exported with. Entries arrive without words: the log view words
+    them by replaying."""
+    meta = data["encounter"]
+    try:
+        with transaction.atomic():
+            encounter = Encounter.objects.create(
+                campaign=campaign, name=meta["name"], model=meta["model"], status=Encounter.Status.ENDED,
+                settings=meta["settings"], initial=data["initial"], state=data["initial"], created_by=user,
+                started_at=timezone.now(), ended_at=timezone.now(),
+            )
+            engine = store.engine_for(encounter)
+            Combatant.objects.bulk_create(Combatant(encounter=encounter, key=c["key"], name=c["name"],
+                                                    side=c["side"]) for c in data["combatants"])
+            rows = []
+            for e in data["events"]:
+                payload = {"kind": e["kind"], "data": e["data"]}
+                engine.CODEC.event_from_json(payload)  # refuses malformed events
+                rows.append(EncounterEvent(encounter=encounter, seq=e["seq"], batch=e["batch"], kind=e["kind"],
+                                           payload=payload, audience=e["audience"], actor=None,
+                                           idempotency_key=f"import-{e['seq']}"))
+            EncounterEvent.objects.bulk_create(rows, batch_size=1000)
+            try:
+                state = replay(engine.evolve, store.load_initial(encounter), store.load_log(encounter))
+            except RuleError:
+                raise _DoesNotReplay from None
+            encounter.state = to_json(state)
+            encounter.version = max((e["seq"] for e in data["events"]), default=0)
+            encounter.players_version = sum(e["audience"] != "gm" for e in data["events"])
+            encounter.save(update_fields=["state", "version", "players_version"])
+            if "final" in data and encounter.state != data["final"]:
+                raise _DoesNotReplay
+    except _DoesNotReplay:
+        return None
+    return encounter
+
+
+def reveal_log(encounter: Encounter, reveal: bool) -> None:
+    """After the fight, the GM may let players read the whole log, GM-only entries included (and take it back)."""
+    if encounter.status != Encounter.Status.ENDED:
+        raise RuleError("The log can be revealed once the encounter has ended.")
+    encounter.log_revealed = reveal
+    encounter.save(update_fields=["log_revealed"])
+
+
 def write_back_characters(encounter: Encounter, keep: dict[str, dict]) -> None:
     """Merge each combatant's persisting values (keyed by combatant key) into its character's stats."""
     combatants = {c.key: c for c in encounter.combatants.select_related("character")}

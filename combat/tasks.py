@@ -18,6 +18,7 @@ from celery import shared_task
 from django.conf import settings
 from django.core.files import File
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from combat.exports import WRITERS
@@ -46,6 +47,28 @@ def fail_stalled(jobs: Iterable[ExportJob]) -> None:
                 job.status, job.error, job.finished_at = Status.FAILED, STALLED, now
             else:
                 job.refresh_from_db()
+
+
+def request_export(encounter, user, *, gm_view: bool, fmt: str) -> ExportJob:
+    """A new export of `encounter` for `user` (what a GM sees, or what this player may), sent to the worker once
+    the row is committed."""
+    job = ExportJob.objects.create(encounter=encounter, requested_by=user, gm_view=gm_view, format=fmt)
+    transaction.on_commit(lambda: enqueue(job))
+    return job
+
+
+def retry_export(job: ExportJob, *, gm_view: bool) -> bool:
+    """"Try again" on a failed export: a new attempt of the same job, made with what the member may see now (a
+    late delivery of the old attempt's task changes nothing). False if the job had not failed (a second tap)."""
+    fail_stalled([job])
+    with transaction.atomic():
+        retried = ExportJob.objects.filter(pk=job.pk, attempt=job.attempt, status=Status.FAILED).update(
+            attempt=F("attempt") + 1, status=Status.QUEUED, error="", events=0, finished_at=None,
+            progressed_at=timezone.now(), gm_view=gm_view)
+        job.refresh_from_db()
+        if retried:
+            transaction.on_commit(lambda: enqueue(job))
+    return bool(retried)
 
 
 def enqueue(job: ExportJob) -> None:

@@ -137,3 +137,32 @@ def test_players_judge_the_fight_by_the_enemies_they_know_of(ambush, gm, player,
     client.force_login(player)
     page = client.get(reverse("encounters", args=[ambush.campaign_id])).content.decode()
     assert "In progress (victory)" in page
+
+
+def test_a_players_export_numbers_their_entries_without_the_gaps_hidden_ones_would_leave(ambush, gm, pc, npc):
+    import io
+    import json
+
+    from combat import exports
+
+    steps = [("spend_collapse", {"enemy": ambush.sniper, "note": "aim"}),  # the GM's alone
+             ("adjust_health", {"target": f"pc{pc.pk}", "change": -1}),
+             ("adjust_health", {"target": ambush.sniper, "change": -1}),  # the unseen sniper: hidden
+             ("undo", {}),  # takes back the hidden entry: hidden too
+             ("adjust_health", {"target": f"npc{npc.pk}-1", "change": -1}),
+             ("undo", {})]  # takes back an entry players read
+    for n, (name, data) in enumerate(steps):
+        assert services.submit(ambush.pk, gm, name, data, f"s{n}").ok, name
+    ambush.refresh_from_db()
+    out = io.StringIO()
+    exports.write_json(ambush, gm_view=False, out=out)
+    events = json.loads(out.getvalue())["events"]
+    assert [e["seq"] for e in events] == [1, 2, 3]
+    assert [e["kind"] for e in events] == ["health_adjusted", "health_adjusted", "undone"]
+    assert events[2]["data"] == {"seqs": [2]} and events[1]["undone"]
+    out = io.StringIO()
+    exports.write_csv(ambush, gm_view=False, out=out)
+    assert [line.split(",")[0] for line in out.getvalue().splitlines()[1:]] == ["1", "2", "3"]
+    out = io.StringIO()
+    exports.write_json(ambush, gm_view=True, out=out)
+    assert [e["seq"] for e in json.loads(out.getvalue())["events"]] == [1, 2, 3, 4, 5, 6]  # the GM's: the whole log
