@@ -62,86 +62,87 @@ listed in no crew is in the encounter but aboard nothing until the GM assigns it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from dataclasses import replace
 
+from combat.rules.core import Command, Event, EventCodec, RuleError, clean_settings
 from combat.rules.core import require as _require
-from combat.rules.core import Command, Event, EventCodec, RuleError, Setting, clean_settings
 from combat.rules.dice import Dice
 from combat.rules.sw5e import ship as sw
-from combat.rules.sw5e.stats import STATIONS
+from combat.rules.sw5e.commands import (
+    COMMANDS,
+    AdjustShip,
+    AllowAction,
+    AssignCrew,
+    Damage,
+    DistributePower,
+    EndCrewTurn,
+    EndShipTurn,
+    OrderTies,
+    RegenerateShields,
+    RollInitiative,
+    SetCrewOrder,
+    SetShipInitiative,
+    SetSurprise,
+    SpendPower,
+    StartCombat,
+    StartCrewTurn,
+    TakeAction,
+)
+from combat.rules.sw5e.events import (
+    EVENTS,
+    ActionAllowed,
+    ActionTaken,
+    CombatStarted,
+    CrewAssigned,
+    CrewOrderSet,
+    CrewTurnEnded,
+    CrewTurnStarted,
+    HullPatched,
+    InitiativeRolled,
+    PowerDistributed,
+    PowerSpent,
+    RoundStarted,
+    ShieldsRegenerated,
+    ShipAdjusted,
+    ShipDamaged,
+    ShipInitiativeSet,
+    ShipTurnEnded,
+    ShipTurnSkipped,
+    ShipTurnStarted,
+    SurpriseSet,
+    TiesOrdered,
+)
+from combat.rules.sw5e.state import (  # noqa: F401  (public names)
+    ACTION_MENU,
+    ADJUSTABLE,
+    BOOSTS,
+    HELM_ACTIONS,
+    MENU,
+    REACTOR_LABELS,
+    REPEATABLE,
+    SETTINGS,
+    SHIELD_LABELS,
+    SLOTS,
+    STATION_LABELS,
+    STORE_LABELS,
+    ActionSpec,
+    CustomAction,
+    Fighter,
+    Ship,
+    State,
+    adjust_limit,
+    counted_key,
+    custom_key,
+    power_die,
+    put_fighter,
+    put_ship,
+    ship_order,
+    what_label,
+)
 
 KEY = "sw5e"
 
-SETTINGS = (
-    Setting("entered_initiative", "Players may enter the face of a physical d20 for initiative", False),
-    Setting("ties", "Ships tied on initiative", "gm",
-            choices=(("gm", "The GM orders them"),
-                     ("pcs_first", "PC ships first, then the GM orders the rest"))),
-    Setting("over_capacity", "Power dice assigned to a full store", "refuse",
-            choices=(("refuse", "Are refused with a sentence"), ("lose", "Are lost"))),
-    Setting("unassigned_power", "Power dice the crew leaves unassigned", "central_then_lost",
-            choices=(("central_then_lost", "Fill the central store, the rest are lost"),
-                     ("lost", "Are lost"))),
-    Setting("tier0_power", "Tier 0 power die", 1, choices=((1, "Flat 1"), (2, "d2"), (4, "d4"))),
-    Setting("surprised_ship", "A surprised ship's first turn", "crew",
-            choices=(("crew", "Reactor and shields work; its crew skip their first turns"),
-                     ("skip", "The whole ship turn is lost"))),
-    Setting("enemy_numbers", "NPC ships' hull, shields and power", "hidden",
-            choices=(("hidden", "GM only (damage dealt is public)"), ("public", "Everyone sees them"))),
-)
-
-STATION_LABELS = dict(STATIONS)
-STORE_LABELS = {store: "central store" if store == "central" else f"{store} store" for store in sw.STORES}
-REACTOR_LABELS = dict(sw.REACTOR_CHOICES)
-SHIELD_LABELS = dict(sw.SHIELD_CHOICES)
-ADJUSTABLE = ("hull", "shields", "hull_dice", "shield_dice") + tuple(f"power_{s}" for s in sw.STORES)
-SLOTS = {"action": "an action", "bonus": "a bonus action", "reaction": "a reaction"}
 BOOST_DC_STEP = 5
-
-
-@dataclass(frozen=True)
-class ActionSpec:
-    key: str
-    label: str
-    kind: str  # "once" (once per round per ship), "repeat", "weapon" (each weapon once), "boost", "helm"
-
-
-ACTION_MENU = (
-    ActionSpec("boost_engines", "Boost Engines", "boost"),
-    ActionSpec("boost_shields", "Boost Shields", "boost"),
-    ActionSpec("boost_weapons", "Boost Weapons", "boost"),
-    ActionSpec("detect", "Detect", "once"),
-    ActionSpec("direct", "Direct", "repeat"),
-    ActionSpec("fire", "Fire", "weapon"),
-    ActionSpec("interfere", "Interfere", "repeat"),
-    ActionSpec("patch", "Patch", "repeat"),
-    ActionSpec("attack_run", "Attack Run", "helm"),
-    ActionSpec("conceal", "Conceal", "helm"),
-    ActionSpec("dogfight", "Dogfight", "helm"),
-    ActionSpec("evade", "Evade", "helm"),
-    ActionSpec("fly", "Fly", "helm"),
-    ActionSpec("harass", "Harass", "helm"),
-    ActionSpec("hard_turn", "Hard Turn", "helm"),
-    ActionSpec("ram", "Ram", "helm"),
-)
-MENU = {a.key: a for a in ACTION_MENU}
-REPEATABLE = tuple(a.key for a in ACTION_MENU if a.kind == "repeat")
-HELM_ACTIONS = tuple(a.key for a in ACTION_MENU if a.kind == "helm")
-BOOSTS = tuple(a.key for a in ACTION_MENU if a.kind == "boost")
-
-
-def custom_key(name: str) -> str:
-    return "custom:" + " ".join(name.split()).casefold()
-
-
-def counted_key(action: str, weapon: str = "") -> str:
-    """The name an action counts under for "once per round per ship" ("" for actions that may repeat)."""
-    if action in REPEATABLE:
-        return ""
-    if action == "fire":
-        return "fire:" + " ".join(weapon.split()).casefold()
-    return action
 
 
 def reactor_output(reactor: str, dice: Dice) -> tuple[tuple[int, ...], int]:
@@ -152,579 +153,10 @@ def reactor_output(reactor: str, dice: Dice) -> tuple[tuple[int, ...], int]:
     return faces, faces[0] - 1 if reactor == "ionization" else faces[0]
 
 
-# --- State -----------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Fighter:
-    """A crew member. `turns` counts the crew turns they have finished (the first may be lost to surprise)."""
-
-    id: str
-    name: str
-    side: str = "pc"  # "pc" or "npc"
-    owner: int | None = None
-    initiative_mod: int = 0
-    bonus_action: bool = False  # a feature grants a bonus action
-    ship: str = ""  # the ship aboard ("" for none)
-    station: str = ""  # "pilot" is the helm
-    surprised: bool = False
-    initiative: int | None = None
-    turns: int = 0
-    took_turn: bool = False  # this round
-    action_used: bool = False
-    bonus_used: bool = False
-    reaction_used: bool = False
-    helm_used: bool = False  # one helm option per turn
-
-    @property
-    def is_pc(self) -> bool:
-        return self.side == "pc"
-
-
-@dataclass(frozen=True)
-class CustomAction:
-    key: str
-    label: str
-    helm: bool = False
-
-
-@dataclass(frozen=True)
-class Ship:
-    id: str
-    name: str
-    side: str = "pc"  # "pc" or "npc"
-    size: str = "medium"
-    tier: int = 0
-    hull: int = 30
-    hull_max: int = 30
-    shields: int = 20
-    shields_max: int = 20
-    hull_dice: int = 5
-    shield_dice: int = 5
-    shield_type: str = "directional"
-    reactor: str = "fuel_cell"
-    coupling: str = "direct"
-    power: dict[str, int] = field(default_factory=dict)
-    weapons: tuple[str, ...] = ()
-    con_mod: int = 0
-    initiative_mod: int = 0
-    surprised: bool = False
-    initiative: int | None = None  # the GM's value in set-up; every ship's initiative once combat starts
-    status: str = "active"  # "active", "disabled" or "destroyed"
-    turns: int = 0  # ship turns finished or lost
-    actions: tuple[str, ...] = ()  # counted action names taken aboard this round
-    boosts: tuple[str, ...] = ()  # boosts taken this ship turn
-
-    @property
-    def die(self) -> int:
-        """The hull and shield die."""
-        return sw.hull_die(self.size)
-
-    @property
-    def dice_max(self) -> int:
-        return sw.hull_dice_total(self.size, self.tier)
-
-    def stored(self, store: str) -> int:
-        return self.power.get(store, 0)
-
-    def capacity(self, store: str) -> int:
-        return sw.store_capacity(self.coupling, store)
-
-    def free(self, store: str) -> int:
-        return max(0, self.capacity(store) - self.stored(store))
-
-    @property
-    def regeneration(self) -> int:
-        """Shield points one shield die restores: its maximum × the shield type's regeneration multiplier."""
-        return sw.shield_regeneration(self.shield_type, self.die)
-
-    @property
-    def active(self) -> bool:
-        return self.status == "active"
-
-
-@dataclass(frozen=True)
-class State:
-    ships: tuple[Ship, ...] = ()
-    fighters: tuple[Fighter, ...] = ()
-    started: bool = False
-    round: int = 0
-    order: tuple[str, ...] = ()  # ship ids, highest initiative first (fixed when combat starts)
-    tie_order: tuple[str, ...] = ()  # the GM's ranking for tied ships
-    ship_turn: str = ""  # the ship taking its turn
-    stage: str = ""  # "power", "start" or "crew"
-    pending_power: int = 0  # power dice the reactor produced this ship turn, waiting for the crew
-    crew_order: tuple[str, ...] = ()
-    order_by: str = ""  # who set the crew order ("" for the GM)
-    order_final: bool = False  # the helm (or the GM) has had the final say
-    acting: str = ""  # the crew member taking their turn
-    custom_actions: tuple[CustomAction, ...] = ()
-    settings: dict[str, str | int | bool] = field(default_factory=dict)
-    ended: bool = False
-
-    def fighter(self, fighter_id: str) -> Fighter:
-        for f in self.fighters:
-            if f.id == fighter_id:
-                return f
-        raise RuleError("That crew member is not in this encounter.")
-
-    def ship(self, ship_id: str) -> Ship:
-        for s in self.ships:
-            if s.id == ship_id:
-                return s
-        raise RuleError("That ship is not in this encounter.")
-
-    def setting(self, key: str):
-        if key in self.settings:
-            return self.settings[key]
-        return next(s.default for s in SETTINGS if s.key == key)
-
-    def crew(self, ship_id: str) -> tuple[Fighter, ...]:
-        return tuple(f for f in self.fighters if f.ship == ship_id)
-
-    def pcs(self) -> tuple[Fighter, ...]:
-        return tuple(f for f in self.fighters if f.is_pc)
-
-    def helm(self, ship_id: str) -> Fighter | None:
-        return next((f for f in self.crew(ship_id) if f.station == "pilot"), None)
-
-    def ship_initiative(self, ship_id: str) -> int | None:
-        """The lowest initiative among the PCs aboard; a ship with no PC aboard has the GM's value. Fixed once
-        combat starts (crew changes later do not reorder the ships)."""
-        if self.started:
-            return self.ship(ship_id).initiative
-        pcs = [f for f in self.crew(ship_id) if f.is_pc]
-        if not pcs:
-            return self.ship(ship_id).initiative
-        if any(f.initiative is None for f in pcs):
-            return None
-        return min(f.initiative for f in pcs)
-
-    def surprised_now(self, f: Fighter) -> bool:
-        """Surprised (personally or with the ship) and the first turn has not ended yet."""
-        if f.turns:
-            return False
-        ship_surprised = bool(f.ship) and self.ship(f.ship).surprised
-        return f.surprised or ship_surprised
-
-    def can_react(self, f: Fighter) -> bool:
-        return not f.reaction_used and not self.surprised_now(f)
-
-    def remaining_crew(self, ship_id: str) -> tuple[Fighter, ...]:
-        """Crew aboard who still have their turn this round (in the agreed order when there is one)."""
-        left = [f for f in self.crew(ship_id) if not f.took_turn and f.id != self.acting]
-        if self.crew_order:
-            rank = {fid: i for i, fid in enumerate(self.crew_order)}
-            left.sort(key=lambda f: rank.get(f.id, len(rank)))
-        return tuple(left)
-
-    def hides(self, ship_id: str) -> bool:
-        """Whether this ship's numbers are GM-only."""
-        try:
-            ship = self.ship(ship_id)
-        except RuleError:
-            return True
-        return ship.side != "pc" and self.setting("enemy_numbers") != "public"
-
-    def custom_action(self, key: str) -> CustomAction | None:
-        return next((a for a in self.custom_actions if a.key == key), None)
-
-    @property
-    def turn(self) -> str:
-        """The ship taking its turn: what the log, the review and exports group entries by."""
-        return self.ship_turn
-
-    @property
-    def phase(self) -> int:
-        """The ship turn's place in the initiative order (1 for the first ship), 0 outside a ship turn."""
-        return self.order.index(self.ship_turn) + 1 if self.ship_turn in self.order else 0
-
-
-def ship_order(state: State) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """(ship ids highest initiative first, groups of tied ships the GM has not ordered yet)."""
-    inits = {s.id: state.ship_initiative(s.id) for s in state.ships}
-    pcs_first = state.setting("ties") == "pcs_first"
-    rank = {sid: i for i, sid in enumerate(state.tie_order)}
-
-    def band(s: Ship) -> tuple[int, int]:
-        return (-(inits[s.id] or 0), 0 if (pcs_first and s.side == "pc") else (1 if pcs_first else 0))
-
-    groups: dict[tuple[int, int], list[str]] = {}
-    for s in state.ships:
-        groups.setdefault(band(s), []).append(s.id)
-    unresolved = [tuple(ids) for ids in groups.values() if len(ids) > 1 and not all(i in rank for i in ids)]
-    ordered = sorted(state.ships, key=lambda s: (band(s), rank.get(s.id, len(rank))))
-    return tuple(s.id for s in ordered), unresolved
-
-
-def _put(state: State, fighter: Fighter) -> State:
-    return replace(state, fighters=tuple(fighter if f.id == fighter.id else f for f in state.fighters))
-
-
-def _put_ship(state: State, ship: Ship) -> State:
-    return replace(state, ships=tuple(ship if s.id == ship.id else s for s in state.ships))
-
-
-# --- Commands --------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class AssignCrew(Command):
-    """Put a fighter aboard a ship at a station, change their station, or take them off every ship (ship="")."""
-
-    name: ClassVar[str] = "assign_crew"
-    label: ClassVar[str] = "Assign a crew member"
-    fighter: str = ""
-    ship: str = ""
-    station: str = ""
-
-
-@dataclass(frozen=True)
-class SetSurprise(Command):
-    name: ClassVar[str] = "set_surprise"
-    label: ClassVar[str] = "Set surprise (a ship or a crew member)"
-    target: str = ""
-    surprised: bool = True
-
-
-@dataclass(frozen=True)
-class RollInitiative(Command):
-    name: ClassVar[str] = "roll_initiative"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Roll initiative"
-    actor: str = ""
-    entered: int = 0  # the face of a physical d20 (0: the server rolls)
-
-
-@dataclass(frozen=True)
-class SetShipInitiative(Command):
-    name: ClassVar[str] = "set_ship_initiative"
-    label: ClassVar[str] = "Roll or set an NPC ship's initiative"
-    ship: str = ""
-    value: int = 0
-    roll: bool = False  # the server rolls d20 + the ship's initiative modifier
-
-
-@dataclass(frozen=True)
-class OrderTies(Command):
-    name: ClassVar[str] = "order_ties"
-    label: ClassVar[str] = "Order tied ships"
-    order: str = ""  # ship ids, first to act first, separated by commas or spaces
-
-
-@dataclass(frozen=True)
-class StartCombat(Command):
-    name: ClassVar[str] = "start_combat"
-    label: ClassVar[str] = "Start combat"
-
-
-@dataclass(frozen=True)
-class DistributePower(Command):
-    name: ClassVar[str] = "distribute_power"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Distribute the reactor's power dice"
-    actor: str = ""
-    central: int = 0
-    communications: int = 0
-    engines: int = 0
-    shields: int = 0
-    sensors: int = 0
-    weapons: int = 0
-
-
-@dataclass(frozen=True)
-class RegenerateShields(Command):
-    name: ClassVar[str] = "regenerate_shields"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Regenerate shields (spend a shield die)"
-    actor: str = ""
-
-
-@dataclass(frozen=True)
-class SetCrewOrder(Command):
-    name: ClassVar[str] = "set_crew_order"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Propose the crew's turn order (the helm decides)"
-    actor: str = ""
-    order: str = ""  # crew ids separated by commas or spaces
-
-
-@dataclass(frozen=True)
-class StartCrewTurn(Command):
-    name: ClassVar[str] = "start_crew_turn"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Take my turn"
-    actor: str = ""
-
-
-@dataclass(frozen=True)
-class TakeAction(Command):
-    name: ClassVar[str] = "take_action"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Take an action"
-    actor: str = ""
-    action: str = ""  # a key or label of the action menu, or an action the GM allowed
-    slot: str = "action"  # "action", "bonus" or "reaction"
-    weapon: str = ""  # Fire: the weapon
-    target: str = ""  # optional: the ship aimed at
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class SpendPower(Command):
-    name: ClassVar[str] = "spend_power"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Spend power dice"
-    actor: str = ""
-    system: str = "weapons"  # what the dice fuel
-    store: str = "central"  # where they come from: the central store or that system's own store
-    count: int = 1
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class EndCrewTurn(Command):
-    name: ClassVar[str] = "end_crew_turn"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "End my turn"
-    actor: str = ""
-
-
-@dataclass(frozen=True)
-class EndShipTurn(Command):
-    name: ClassVar[str] = "end_ship_turn"
-    who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "End the ship's turn"
-    actor: str = ""
-
-
-@dataclass(frozen=True)
-class Damage(Command):
-    name: ClassVar[str] = "damage"
-    label: ClassVar[str] = "Damage a ship"
-    ship: str = ""
-    amount: int = 0
-    note: str = ""
-    by: str = ""  # optional: the ship or crew member that dealt it (for the log and the after-action review)
-
-
-@dataclass(frozen=True)
-class AdjustShip(Command):
-    name: ClassVar[str] = "adjust_ship"
-    label: ClassVar[str] = "Correct a ship's numbers"
-    ship: str = ""
-    what: str = "hull"  # one of ADJUSTABLE
-    value: int = 0
-
-
-@dataclass(frozen=True)
-class AllowAction(Command):
-    name: ClassVar[str] = "allow_action"
-    label: ClassVar[str] = "Allow a free-text action"
-    action: str = ""
-    helm: bool = False
-
-
-COMMANDS = (AssignCrew, SetSurprise, RollInitiative, SetShipInitiative, OrderTies, StartCombat, DistributePower,
-            RegenerateShields, SetCrewOrder, StartCrewTurn, TakeAction, SpendPower, EndCrewTurn, EndShipTurn,
-            Damage, AdjustShip, AllowAction)
-
-
-# --- Events ----------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class CrewAssigned(Event):
-    kind: ClassVar[str] = "crew_assigned"
-    fighter: str = ""
-    ship: str = ""
-    station: str = ""
-
-
-@dataclass(frozen=True)
-class SurpriseSet(Event):
-    kind: ClassVar[str] = "surprise_set"
-    target: str = ""
-    surprised: bool = True
-
-
-@dataclass(frozen=True)
-class InitiativeRolled(Event):
-    kind: ClassVar[str] = "initiative_rolled"
-    fighter: str = ""
-    face: int = 0
-    modifier: int = 0
-    entered: bool = False
-
-    @property
-    def total(self) -> int:
-        return self.face + self.modifier
-
-
-@dataclass(frozen=True)
-class ShipInitiativeSet(Event):
-    kind: ClassVar[str] = "ship_initiative_set"
-    ship: str = ""
-    value: int = 0
-    face: int = 0  # 0 when the GM entered the value
-    modifier: int = 0
-
-
-@dataclass(frozen=True)
-class TiesOrdered(Event):
-    kind: ClassVar[str] = "ties_ordered"
-    order: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class CombatStarted(Event):
-    kind: ClassVar[str] = "combat_started"
-    order: tuple[str, ...] = ()
-    initiative: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class RoundStarted(Event):
-    kind: ClassVar[str] = "round_started"
-    round: int = 1
-
-
-@dataclass(frozen=True)
-class ShipTurnStarted(Event):
-    kind: ClassVar[str] = "ship_turn_started"
-    ship: str = ""
-    reactor: str = ""
-    faces: tuple[int, ...] = ()
-    produced: int = 0
-
-
-@dataclass(frozen=True)
-class ShipTurnSkipped(Event):
-    kind: ClassVar[str] = "ship_turn_skipped"
-    ship: str = ""
-    reason: str = ""  # "disabled" or "surprised"
-
-
-@dataclass(frozen=True)
-class PowerDistributed(Event):
-    kind: ClassVar[str] = "power_distributed"
-    ship: str = ""
-    by: str = ""
-    produced: int = 0
-    assigned: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ShieldsRegenerated(Event):
-    kind: ClassVar[str] = "shields_regenerated"
-    ship: str = ""
-    by: str = ""
-    points: int = 0  # the die's maximum × the regeneration multiplier (capped at capacity when applied)
-
-
-@dataclass(frozen=True)
-class CrewOrderSet(Event):
-    kind: ClassVar[str] = "crew_order_set"
-    ship: str = ""
-    by: str = ""
-    order: tuple[str, ...] = ()
-    final: bool = False
-
-
-@dataclass(frozen=True)
-class CrewTurnStarted(Event):
-    kind: ClassVar[str] = "crew_turn_started"
-    fighter: str = ""
-    ship: str = ""
-    surprised: bool = False
-
-
-@dataclass(frozen=True)
-class CrewTurnEnded(Event):
-    kind: ClassVar[str] = "crew_turn_ended"
-    fighter: str = ""
-    skipped: bool = False
-
-
-@dataclass(frozen=True)
-class ActionTaken(Event):
-    kind: ClassVar[str] = "action_taken"
-    fighter: str = ""
-    ship: str = ""
-    action: str = ""  # a menu key or "custom:<name>"
-    label: str = ""
-    slot: str = "action"
-    weapon: str = ""
-    target: str = ""
-    helm: bool = False
-    boost_dc: int = 0  # the DC increase of a further boost this ship turn
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class HullPatched(Event):
-    kind: ClassVar[str] = "hull_patched"
-    fighter: str = ""
-    ship: str = ""
-    sides: int = 0
-    face: int = 0
-    bonus: int = 0
-
-    @property
-    def points(self) -> int:
-        return max(0, self.face + self.bonus)
-
-
-@dataclass(frozen=True)
-class PowerSpent(Event):
-    kind: ClassVar[str] = "power_spent"
-    fighter: str = ""
-    ship: str = ""
-    system: str = ""
-    store: str = ""
-    sides: int = 0  # 1: a flat 1 per die (tier 0)
-    faces: tuple[int, ...] = ()
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class ShipDamaged(Event):
-    kind: ClassVar[str] = "ship_damaged"
-    ship: str = ""
-    amount: int = 0
-    note: str = ""
-    by: str = ""  # the ship or crew member that dealt it ("" when the GM did not say)
-
-
-@dataclass(frozen=True)
-class ShipAdjusted(Event):
-    kind: ClassVar[str] = "ship_adjusted"
-    ship: str = ""
-    what: str = ""
-    value: int = 0
-
-
-@dataclass(frozen=True)
-class ActionAllowed(Event):
-    kind: ClassVar[str] = "action_allowed"
-    key: str = ""
-    label: str = ""
-    helm: bool = False
-
-
-@dataclass(frozen=True)
-class ShipTurnEnded(Event):
-    kind: ClassVar[str] = "ship_turn_ended"
-    ship: str = ""
-
-
-EVENTS = (CrewAssigned, SurpriseSet, InitiativeRolled, ShipInitiativeSet, TiesOrdered, CombatStarted, RoundStarted,
-          ShipTurnStarted, ShipTurnSkipped, PowerDistributed, ShieldsRegenerated, CrewOrderSet, CrewTurnStarted,
-          CrewTurnEnded, ActionTaken, HullPatched, PowerSpent, ShipDamaged, ShipAdjusted, ActionAllowed,
-          ShipTurnEnded)
 CODEC = EventCodec(EVENTS, COMMANDS)
 
 
 # --- Set-up ----------------------------------------------------------------------------------------------------
-
-
 
 def _whole(data: dict, key: str, default: int, label: str, low: int, high: int) -> int:
     raw = data.get(key, default)
@@ -1104,10 +536,6 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
     return events
 
 
-def power_die(state: State, ship: Ship) -> int:
-    return int(state.setting("tier0_power")) if ship.tier == 0 else sw.power_die(ship.tier)
-
-
 def _spend_power(state: State, c: SpendPower, dice: Dice) -> list[Event]:
     _combat(state)
     f = state.fighter(c.actor)
@@ -1160,7 +588,7 @@ def _adjust_ship(state: State, c: AdjustShip, dice: Dice) -> list[Event]:
     ship = state.ship(c.ship)
     _require(ship.status != "destroyed", f"{ship.name} is destroyed.")
     _require(c.what in ADJUSTABLE, "Choose hull, shields, hull dice, shield dice or a power store.")
-    top = _top(ship, c.what)
+    top = adjust_limit(ship, c.what)
     _require(0 <= c.value <= top, f"{what_label(c.what)} of {ship.name} must be from 0 to {top}.")
     return [ShipAdjusted(ship=ship.id, what=c.what, value=c.value)]
 
@@ -1186,23 +614,6 @@ _DECIDERS = {
 
 
 # --- evolve ----------------------------------------------------------------------------------------------------
-
-def _top(ship: Ship, what: str) -> int:
-    if what == "hull":
-        return ship.hull_max
-    if what == "shields":
-        return ship.shields_max
-    if what in ("hull_dice", "shield_dice"):
-        return ship.dice_max
-    return ship.capacity(what.removeprefix("power_"))
-
-
-def what_label(what: str) -> str:
-    if what.startswith("power_"):
-        return f"Power dice in the {STORE_LABELS[what.removeprefix('power_')]}"
-    return {"hull": "Hull points", "shields": "Shield points", "hull_dice": "Hull dice",
-            "shield_dice": "Shield dice"}[what]
-
 
 def route_power(ship: Ship, produced: int, assigned: dict[str, int], state: State) -> tuple[dict[str, int], int]:
     """(dice added per store, dice lost) when the crew assigns `assigned` out of `produced` new power dice."""
@@ -1248,15 +659,15 @@ def evolve(state: State, event: Event) -> State:
         if event.station == "pilot":
             state = _fighters(state, lambda f: replace(f, station="") if f.ship == event.ship and f.station == "pilot"
                               else f)
-        return _put(state, replace(state.fighter(event.fighter), ship=event.ship, station=event.station))
+        return put_fighter(state, replace(state.fighter(event.fighter), ship=event.ship, station=event.station))
     if isinstance(event, SurpriseSet):
         if any(s.id == event.target for s in state.ships):
-            return _put_ship(state, replace(state.ship(event.target), surprised=event.surprised))
-        return _put(state, replace(state.fighter(event.target), surprised=event.surprised))
+            return put_ship(state, replace(state.ship(event.target), surprised=event.surprised))
+        return put_fighter(state, replace(state.fighter(event.target), surprised=event.surprised))
     if isinstance(event, InitiativeRolled):
-        return _put(state, replace(state.fighter(event.fighter), initiative=event.total))
+        return put_fighter(state, replace(state.fighter(event.fighter), initiative=event.total))
     if isinstance(event, ShipInitiativeSet):
-        return _put_ship(state, replace(state.ship(event.ship), initiative=event.value))
+        return put_ship(state, replace(state.ship(event.ship), initiative=event.value))
     if isinstance(event, TiesOrdered):
         return replace(state, tie_order=event.order)
     if isinstance(event, CombatStarted):
@@ -1267,12 +678,12 @@ def evolve(state: State, event: Event) -> State:
         return _fighters(state, lambda f: replace(f, took_turn=False))
     if isinstance(event, ShipTurnStarted):
         ship = replace(state.ship(event.ship), boosts=())
-        state = _put_ship(state, ship)
+        state = put_ship(state, ship)
         return replace(state, ship_turn=ship.id, stage="power" if event.produced > 0 else "start",
                        pending_power=max(0, event.produced), crew_order=(), order_by="", order_final=False, acting="")
     if isinstance(event, ShipTurnSkipped):
         ship = state.ship(event.ship)
-        state = _put_ship(state, replace(ship, turns=ship.turns + 1, surprised=False))
+        state = put_ship(state, replace(ship, turns=ship.turns + 1, surprised=False))
         if event.reason == "surprised":
             state = _fighters(state, lambda f: replace(f, turns=1, took_turn=True)
                               if f.ship == ship.id and f.turns == 0 else f)
@@ -1281,7 +692,7 @@ def evolve(state: State, event: Event) -> State:
         ship = state.ship(event.ship)
         added, _ = route_power(ship, event.produced, event.assigned, state)
         power = {store: ship.stored(store) + added.get(store, 0) for store in sw.STORES}  # added never exceeds room
-        state = _put_ship(state, replace(ship, power=power))
+        state = put_ship(state, replace(ship, power=power))
         if state.ship_turn == ship.id and state.stage == "power":
             state = replace(state, stage="start", pending_power=0)
         return state
@@ -1290,7 +701,7 @@ def evolve(state: State, event: Event) -> State:
         if ship.shields > 0 and ship.shield_dice > 0:
             ship = replace(ship, shields=min(ship.shields_max, ship.shields + event.points),
                            shield_dice=ship.shield_dice - 1)
-            state = _put_ship(state, ship)
+            state = put_ship(state, ship)
         if state.ship_turn == ship.id and state.stage == "start":
             state = replace(state, stage="crew")
         return state
@@ -1298,11 +709,12 @@ def evolve(state: State, event: Event) -> State:
         return replace(state, crew_order=event.order, order_by=event.by, order_final=event.final)
     if isinstance(event, CrewTurnStarted):
         f = state.fighter(event.fighter)
-        state = _put(state, replace(f, action_used=False, bonus_used=False, reaction_used=False, helm_used=False))
+        state = put_fighter(state, replace(f, action_used=False, bonus_used=False, reaction_used=False,
+                                           helm_used=False))
         return replace(state, acting=f.id, stage="crew" if state.stage == "start" else state.stage)
     if isinstance(event, CrewTurnEnded):
         f = state.fighter(event.fighter)
-        state = _put(state, replace(f, turns=f.turns + 1, took_turn=True))
+        state = put_fighter(state, replace(f, turns=f.turns + 1, took_turn=True))
         return replace(state, acting="" if state.acting == f.id else state.acting)
     if isinstance(event, ActionTaken):
         f = state.fighter(event.fighter)
@@ -1310,49 +722,49 @@ def evolve(state: State, event: Event) -> State:
         changes = {used: True} if used else {}
         if event.helm:
             changes["helm_used"] = True
-        state = _put(state, replace(f, **changes))
+        state = put_fighter(state, replace(f, **changes))
         ship = state.ship(event.ship)
         counted = counted_key(event.action, event.weapon)
         if counted:
             ship = replace(ship, actions=ship.actions + (counted,))
         if event.action in BOOSTS:
             ship = replace(ship, boosts=ship.boosts + (event.action,))
-        return _put_ship(state, ship)
+        return put_ship(state, ship)
     if isinstance(event, HullPatched):
         ship = state.ship(event.ship)
         if ship.hull_dice > 0 and ship.status != "destroyed":
             hull = min(ship.hull_max, ship.hull + event.points)
             status = "active" if hull > 0 else ship.status
-            state = _put_ship(state, replace(ship, hull=hull, hull_dice=ship.hull_dice - 1, status=status))
+            state = put_ship(state, replace(ship, hull=hull, hull_dice=ship.hull_dice - 1, status=status))
         return state
     if isinstance(event, PowerSpent):
         ship = state.ship(event.ship)
         power = {**ship.power, event.store: max(0, ship.stored(event.store) - len(event.faces))}
-        return _put_ship(state, replace(ship, power=power))
+        return put_ship(state, replace(ship, power=power))
     if isinstance(event, ShipDamaged):
         ship = state.ship(event.ship)
         to_shields, to_hull, status = split_damage(ship, event.amount)
-        return _put_ship(state, replace(ship, shields=ship.shields - to_shields, hull=ship.hull - to_hull,
+        return put_ship(state, replace(ship, shields=ship.shields - to_shields, hull=ship.hull - to_hull,
                                         status=status))
     if isinstance(event, ShipAdjusted):
         ship = state.ship(event.ship)
         if ship.status == "destroyed" or event.what not in ADJUSTABLE:
             return state
-        value = max(0, min(_top(ship, event.what), event.value))
+        value = max(0, min(adjust_limit(ship, event.what), event.value))
         if event.what.startswith("power_"):
             ship = replace(ship, power={**ship.power, event.what.removeprefix("power_"): value})
         else:
             ship = replace(ship, **{event.what: value})
         if event.what == "hull":
             ship = replace(ship, status="active" if value > 0 else "disabled")
-        return _put_ship(state, ship)
+        return put_ship(state, ship)
     if isinstance(event, ActionAllowed):
         if state.custom_action(event.key) is not None:
             return state
         return replace(state, custom_actions=state.custom_actions + (CustomAction(event.key, event.label, event.helm),))
     if isinstance(event, ShipTurnEnded):
         ship = state.ship(event.ship)
-        state = _put_ship(state, replace(ship, turns=ship.turns + 1, surprised=False))
+        state = put_ship(state, replace(ship, turns=ship.turns + 1, surprised=False))
         return replace(state, ship_turn="", stage="", pending_power=0, crew_order=(), order_by="", order_final=False,
                        acting="")
     raise TypeError(f"unknown event {event!r}")
