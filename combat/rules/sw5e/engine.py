@@ -88,6 +88,7 @@ from combat.rules.sw5e.commands import (
     StartCrewTurn,
     TakeAction,
 )
+from combat.rules.sw5e.describe import describe  # noqa: F401  (public)
 from combat.rules.sw5e.events import (
     EVENTS,
     ActionAllowed,
@@ -112,7 +113,7 @@ from combat.rules.sw5e.events import (
     SurpriseSet,
     TiesOrdered,
 )
-from combat.rules.sw5e.evolve import evolve, route_power, split_damage
+from combat.rules.sw5e.evolve import evolve, route_power, split_damage  # noqa: F401  (public)
 from combat.rules.sw5e.state import (  # noqa: F401  (public names)
     ACTION_MENU,
     ADJUSTABLE,
@@ -615,186 +616,6 @@ _DECIDERS = {
 
 
 # --- evolve ----------------------------------------------------------------------------------------------------
-
-# --- the log in sentences --------------------------------------------------------------------------------------
-
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
-def _sentence(text: str) -> str:
-    text = " ".join(text.split())
-    return text[0].upper() + text[1:] if text else text
-
-
-def describe(state: State, event: Event, gm: bool = True) -> str | None:
-    """One plain sentence for the log, read against the state the event is applied to.
-
-    For players (gm=False) the numbers of NPC ships (hull, shields, their dice, stored and spent power, reactor
-    output, the GM's initiative values) are left out; damage dealt stays public. None means no entry at all."""
-    text = _describe(state, event, gm)
-    return None if text is None else _sentence(text)
-
-
-def _describe(state: State, event: Event, gm: bool) -> str | None:
-    def name(fid: str) -> str:
-        if not fid:
-            return "the GM"
-        try:
-            return state.fighter(fid).name
-        except RuleError:
-            return "someone"
-
-    def ship_name(sid: str) -> str:
-        try:
-            return state.ship(sid).name
-        except RuleError:
-            return "a ship"
-
-    def secret(sid: str) -> bool:
-        return not gm and state.hides(sid)
-
-    if isinstance(event, CrewAssigned):
-        f = state.fighter(event.fighter)
-        if not event.ship:
-            return None if f.ship and secret(f.ship) else f"{f.name} leaves {ship_name(f.ship)}'s crew."
-        if secret(event.ship):
-            return None
-        station = STATION_LABELS.get(event.station, "")
-        at = f" at the {station.lower()} station" if station else ""
-        if event.station == "pilot":
-            at = " at the helm"
-        if f.ship == event.ship:
-            return f"{f.name} moves{at or ' off their station'} aboard {ship_name(event.ship)}."
-        return f"{f.name} joins {ship_name(event.ship)}'s crew{at}."
-    if isinstance(event, SurpriseSet):
-        is_ship = any(s.id == event.target for s in state.ships)
-        if is_ship:
-            if secret(event.target):
-                return None
-            who = ship_name(event.target)
-        else:
-            f = state.fighter(event.target)
-            if f.ship and secret(f.ship):
-                return None
-            who = f.name
-        return f"{who} {'is surprised' if event.surprised else 'is not surprised'}."
-    if isinstance(event, InitiativeRolled):
-        entered = " (entered)" if event.entered else ""
-        sign = "+" if event.modifier >= 0 else "−"
-        return (f"{name(event.fighter)} rolls initiative: {event.face}{entered} {sign} {abs(event.modifier)} "
-                f"= {event.total}.")
-    if isinstance(event, ShipInitiativeSet):
-        if secret(event.ship):
-            return f"The GM sets {ship_name(event.ship)}'s initiative."
-        if event.face:
-            sign = "+" if event.modifier >= 0 else "−"
-            return (f"The GM rolls initiative for {ship_name(event.ship)}: {event.face} {sign} {abs(event.modifier)} "
-                    f"= {event.value}.")
-        return f"The GM sets {ship_name(event.ship)}'s initiative to {event.value}."
-    if isinstance(event, TiesOrdered):
-        return "The GM breaks initiative ties in this order: " + ", then ".join(ship_name(s) for s in event.order) + "."
-    if isinstance(event, CombatStarted):
-        parts = [ship_name(sid) if secret(sid) else f"{ship_name(sid)} ({event.initiative.get(sid)})"
-                 for sid in event.order]
-        return "Combat begins; the ships act in this order: " + ", ".join(parts) + "."
-    if isinstance(event, RoundStarted):
-        return f"Round {event.round} begins."
-    if isinstance(event, ShipTurnStarted):
-        if secret(event.ship):
-            return f"{ship_name(event.ship)}'s turn begins."
-        reactor = REACTOR_LABELS.get(event.reactor, "reactor").lower()
-        roll = f" (d2 shows {event.faces[0]})" if event.faces else ""
-        dice = _plural(event.produced, "power die", "power dice")
-        return f"{ship_name(event.ship)}'s turn begins: its {reactor} produces {dice}{roll}."
-    if isinstance(event, ShipTurnSkipped):
-        if event.reason == "surprised":
-            return f"{ship_name(event.ship)} is surprised and loses its first turn."
-        return f"{ship_name(event.ship)} is disabled and takes no turn."
-    if isinstance(event, PowerDistributed):
-        if secret(event.ship):
-            return None
-        added, lost = route_power(state.ship(event.ship), event.produced, event.assigned, state)
-        stored = ", ".join(f"{n} to the {STORE_LABELS[s]}" for s, n in added.items()) or "nothing stored"
-        lost_text = f"; {_plural(lost, 'die is', 'dice are')} lost" if lost else ""
-        return f"{name(event.by)} distributes {ship_name(event.ship)}'s power dice: {stored}{lost_text}."
-    if isinstance(event, ShieldsRegenerated):
-        ship = state.ship(event.ship)
-        if secret(ship.id):
-            return f"{ship.name} regenerates its shields."
-        gained = max(0, min(ship.shields_max, ship.shields + event.points) - ship.shields)
-        return (f"{name(event.by)} spends one of {ship.name}'s shield dice (d{ship.die}, "
-                f"{SHIELD_LABELS.get(ship.shield_type, '')}) to restore {_plural(gained, 'shield point')} "
-                f"(shields {ship.shields + gained}/{ship.shields_max}).")
-    if isinstance(event, CrewOrderSet):
-        if secret(event.ship):
-            return None
-        names = ", ".join(name(fid) for fid in event.order)
-        if not event.by:
-            return f"The GM settles the crew's order aboard {ship_name(event.ship)}: {names}."
-        if event.final:
-            return f"{name(event.by)} at the helm settles the crew's order: {names}."
-        return f"{name(event.by)} proposes the crew's order: {names}."
-    if isinstance(event, CrewTurnStarted):
-        if event.surprised:
-            return f"{name(event.fighter)} is surprised and can take no action on this first turn."
-        return f"{name(event.fighter)} starts their turn aboard {ship_name(event.ship)}."
-    if isinstance(event, CrewTurnEnded):
-        if event.skipped:
-            return f"{name(event.fighter)}'s first turn passes; they can react from now on."
-        return f"{name(event.fighter)} ends their turn."
-    if isinstance(event, ActionTaken):
-        slot = SLOTS.get(event.slot, "an action")
-        at = f" at {ship_name(event.target)}" if event.target else ""
-        what = f"fires the {event.weapon}{at}" if event.action == "fire" else f"takes {event.label}{at}"
-        dc = f", at +{event.boost_dc} DC for a further boost this turn" if event.boost_dc else ""
-        note = f": {event.note}" if event.note else ""
-        return f"{name(event.fighter)} {what} as {slot}{dc}{note}."
-    if isinstance(event, HullPatched):
-        ship = state.ship(event.ship)
-        if secret(ship.id):
-            return f"{name(event.fighter)} patches {ship.name}'s hull."
-        gained = max(0, min(ship.hull_max, ship.hull + event.points) - ship.hull)
-        bonus = f" {'+' if event.bonus >= 0 else '−'} {abs(event.bonus)}" if event.bonus else ""
-        return (f"{name(event.fighter)} spends a hull die: d{event.sides} shows {event.face}{bonus}, restoring "
-                f"{_plural(gained, 'hull point')} (hull {ship.hull + gained}/{ship.hull_max}).")
-    if isinstance(event, PowerSpent):
-        source = f"from the {STORE_LABELS.get(event.store, 'store')}"
-        if secret(event.ship):
-            return f"{name(event.fighter)} spends power dice on {event.system}."
-        count = _plural(len(event.faces), "power die", "power dice")
-        if event.sides == 1:
-            rolled = f"flat 1 each, total {sum(event.faces)}"
-        else:
-            rolled = f"d{event.sides} {'shows' if len(event.faces) == 1 else 'show'} " \
-                     f"{', '.join(map(str, event.faces))}, total {sum(event.faces)}"
-        note = f": {event.note}" if event.note else ""
-        return f"{name(event.fighter)} spends {count} {source} on {event.system} ({rolled}){note}."
-    if isinstance(event, ShipDamaged):
-        ship = state.ship(event.ship)
-        to_shields, to_hull, status = split_damage(ship, event.amount)
-        verdict = {"disabled": "; it is disabled", "destroyed": "; it is destroyed"}.get(status, "") \
-            if status != ship.status else ""
-        note = f" ({event.note})" if event.note else ""
-        if event.by:
-            dealer = ship_name(event.by) if any(s.id == event.by for s in state.ships) else name(event.by)
-            note = f" from {dealer}{note}"
-        if secret(ship.id):
-            return f"{ship.name} takes {event.amount} damage{note}{verdict}."
-        return (f"{ship.name} takes {event.amount} damage{note}: {to_shields} to shields and {to_hull} to hull "
-                f"(shields {ship.shields - to_shields}/{ship.shields_max}, hull {ship.hull - to_hull}/{ship.hull_max})"
-                f"{verdict}.")
-    if isinstance(event, ShipAdjusted):
-        if secret(event.ship):
-            return None
-        return f"The GM sets {what_label(event.what).lower()} of {ship_name(event.ship)} to {event.value}."
-    if isinstance(event, ActionAllowed):
-        helm = " (helm only)" if event.helm else ""
-        return f"The GM allows a new action: {event.label}{helm}."
-    if isinstance(event, ShipTurnEnded):
-        return f"{ship_name(event.ship)}'s turn ends."
-    return event.kind.replace("_", " ") + "."
-
 
 # --- between the campaign and the encounter --------------------------------------------------------------------
 
