@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 
+from combat.rules import sw5e
 from combat.rules.burn_bryte import engine as burn_bryte_engine
 from combat.rules.burn_bryte import stats as burn_bryte_stats
 from combat.rules.expanse import engine as expanse_engine
@@ -13,7 +14,6 @@ from combat.rules.expanse import stats as expanse_stats
 from combat.rules.hero import engine as hero_engine
 from combat.rules.hero import stats as hero_stats
 from combat.rules.stats import StatSchema
-from combat.rules.sw5e import engine as sw5e_engine
 from combat.rules.sw5e import stats as sw5e_stats
 
 
@@ -47,7 +47,7 @@ MODELS: dict[str, CombatModel] = {
                     burn_bryte_stats.STATS, burn_bryte_stats.SUMMARY, burn_bryte_engine,
                     burn_bryte_engine.SETTINGS),
         CombatModel("sw5e", "SW5e starships", "Ship turns, power dice, crew stations.",
-                    sw5e_stats.STATS, sw5e_stats.SUMMARY, sw5e_engine, sw5e_engine.SETTINGS),
+                    sw5e_stats.STATS, sw5e_stats.SUMMARY, sw5e, sw5e.SETTINGS),
         CombatModel("hero", "HERO System", "The speed chart: 12 segments, phases in DEX order.",
                     hero_stats.STATS, hero_stats.SUMMARY, hero_engine, hero_engine.SETTINGS),
         CombatModel("expanse", "The Expanse (AGE)", "Initiative with the Drama Die, major and minor actions, stunts.",

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from combat.rules import sw5e as sw
 from combat.rules.core import Command, Event, Logged, Undone, replay
 from combat.rules.dice import ScriptedDice
-from combat.rules.sw5e import engine as sw
 from tests.combat.stored_logs import record
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from combat.rules.sw5e import engine as sw
+from combat.rules.core import Event
+from combat.rules.sw5e import events as sw
+from combat.rules.sw5e.state import State
 
 
 @dataclass(frozen=True)
@@ -44,12 +46,12 @@ class Facts:
 MODEL_FIGURES = (("power_dice_spent", "Power dice spent", False),)
 
 
-def subjects(state: sw.State) -> list[tuple[str, str, str]]:
+def subjects(state: State) -> list[tuple[str, str, str]]:
     """The summary's rows: every ship, then every crew member."""
     return [(s.id, s.name, s.side) for s in state.ships] + [(f.id, f.name, f.side) for f in state.fighters]
 
 
-def facts(state: sw.State, event: sw.Event, gm: bool = True) -> Facts:
+def facts(state: State, event: Event, gm: bool = True) -> Facts:
     """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
     # Phase -1 marks the set-up (initiative, crews, surprise) for the timeline's headings.
     base = {"round": state.round, "phase": state.phase if state.started else -1, "turn": state.turn}
