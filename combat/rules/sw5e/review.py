@@ -11,6 +11,7 @@ them out. Damage dealt to any ship is public.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from combat.rules.core import Event
 from combat.rules.sw5e import events as sw
@@ -39,7 +40,7 @@ class Facts:
     rolls: tuple[RollFact, ...] = ()
     damage: tuple[tuple[str, str, int], ...] = ()  # (source, target ship, damage)
     power_dice_spent: int = 0
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # (key, label, GM-only): counted for players only where the ship's numbers are theirs to see.
@@ -54,7 +55,7 @@ def subjects(state: State) -> list[tuple[str, str, str]]:
 def facts(state: State, event: Event, gm: bool = True) -> Facts:
     """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
     # Phase -1 marks the set-up (initiative, crews, surprise) for the timeline's headings.
-    base = {"round": state.round, "phase": state.phase if state.started else -1, "turn": state.turn}
+    base: dict[str, Any] = {"round": state.round, "phase": state.phase if state.started else -1, "turn": state.turn}
 
     def shown(ship_id: str) -> bool:
         return gm or not state.hides(ship_id)

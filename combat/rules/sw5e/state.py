@@ -206,9 +206,11 @@ class State:
         raise RuleError("That ship is not in this encounter.")
 
     def setting(self, key: str) -> str | int | bool:
+        """The GM's choice for `key`, or the setting's default when the state holds none."""
         if key in self.settings:
             return self.settings[key]
-        return next(s.default for s in SETTINGS if s.key == key)
+        default: str | int | bool = next(s.default for s in SETTINGS if s.key == key)
+        return default
 
     def crew(self, ship_id: str) -> tuple[Fighter, ...]:
         return tuple(f for f in self.fighters if f.ship == ship_id)
