@@ -125,15 +125,22 @@ KEY = "sw5e"
 CODEC = EventCodec(EVENTS, COMMANDS)
 
 __all__ = [
-    "KEY", "CODEC", "COMMANDS", "AssignCrew", "SetSurprise", "RollInitiative", "SetShipInitiative", "OrderTies",
-    "StartCombat", "DistributePower", "RegenerateShields", "SetCrewOrder", "StartCrewTurn", "TakeAction",
-    "SpendPower", "EndCrewTurn", "EndShipTurn", "Damage", "AdjustShip", "AllowAction", "BOOST_DC_STEP", "decide",
-    "reactor_output", "describe", "EVENTS", "CrewAssigned", "SurpriseSet", "InitiativeRolled", "ShipInitiativeSet",
-    "TiesOrdered", "CombatStarted", "RoundStarted", "ShipTurnStarted", "ShipTurnSkipped", "PowerDistributed",
-    "ShieldsRegenerated", "CrewOrderSet", "CrewTurnStarted", "CrewTurnEnded", "ActionTaken", "HullPatched",
-    "PowerSpent", "ShipDamaged", "ShipAdjusted", "ActionAllowed", "ShipTurnEnded", "evolve", "route_power",
-    "split_damage", "SETTINGS", "fighter_from_sheet", "initial_state", "outcome", "write_back", "ACTION_MENU",
-    "ADJUSTABLE", "BOOSTS", "HELM_ACTIONS", "MENU", "REACTOR_LABELS", "REPEATABLE", "SHIELD_LABELS", "SLOTS",
-    "STATION_LABELS", "STORE_LABELS", "ActionSpec", "CustomAction", "Fighter", "Ship", "State", "adjust_limit",
+    # What the rest of Fray calls on every model (registry, tables, services, review, exports).
+    "KEY", "SETTINGS", "State", "COMMANDS", "EVENTS", "CODEC", "initial_state", "decide", "evolve", "describe",
+    "fighter_from_sheet", "write_back", "outcome",
+    # The state, its labels and the action menu (state.py).
+    "Fighter", "Ship", "CustomAction", "ActionSpec", "ACTION_MENU", "MENU", "REPEATABLE", "HELM_ACTIONS", "BOOSTS",
+    "SLOTS", "ADJUSTABLE", "STATION_LABELS", "STORE_LABELS", "REACTOR_LABELS", "SHIELD_LABELS", "adjust_limit",
     "counted_key", "custom_key", "power_die", "ship_order", "what_label",
+    # Commands (commands.py).
+    "AssignCrew", "SetSurprise", "RollInitiative", "SetShipInitiative", "OrderTies", "StartCombat", "DistributePower",
+    "RegenerateShields", "SetCrewOrder", "StartCrewTurn", "TakeAction", "SpendPower", "EndCrewTurn", "EndShipTurn",
+    "Damage", "AdjustShip", "AllowAction",
+    # Events (events.py).
+    "CrewAssigned", "SurpriseSet", "InitiativeRolled", "ShipInitiativeSet", "TiesOrdered", "CombatStarted",
+    "RoundStarted", "ShipTurnStarted", "ShipTurnSkipped", "PowerDistributed", "ShieldsRegenerated", "CrewOrderSet",
+    "CrewTurnStarted", "CrewTurnEnded", "ActionTaken", "HullPatched", "PowerSpent", "ShipDamaged", "ShipAdjusted",
+    "ActionAllowed", "ShipTurnEnded",
+    # Rules the deciders and the log follow (decide.py, evolve.py).
+    "BOOST_DC_STEP", "reactor_output", "route_power", "split_damage",
 ]

@@ -88,7 +88,7 @@ def decide(state: State, command: Command, dice: Dice) -> list[Event]:
     return handler(state, command, dice)
 
 
-BOOST_DC_STEP = 5
+BOOST_DC_STEP = 5  # each boost already taken this ship turn raises a further boost's DC by this much
 
 
 def reactor_output(reactor: str, dice: Dice) -> tuple[tuple[int, ...], int]:
@@ -99,7 +99,7 @@ def reactor_output(reactor: str, dice: Dice) -> tuple[tuple[int, ...], int]:
     return faces, faces[0] - 1 if reactor == "ionization" else faces[0]
 
 
-
+# --- checks shared by the deciders ------------------------------------------------------------------------------------
 
 def _clean_text(text: str, limit: int = 200) -> str:
     return " ".join(text.split())[:limit]
@@ -134,6 +134,8 @@ def _crew_or_gm(state: State, ship: Ship, actor: str) -> str:
         _require(member.ship == ship.id, f"{member.name} is not aboard {ship.name}, whose turn it is.")
     return actor
 
+
+# --- set-up -----------------------------------------------------------------------------------------------------------
 
 def _assign_crew(state: State, c: AssignCrew, dice: Dice) -> list[Event]:
     f = state.fighter(c.fighter)
@@ -238,6 +240,8 @@ def _advance(state: State, dice: Dice, start: int) -> list[Event]:
     return events
 
 
+# --- ship turns -------------------------------------------------------------------------------------------------------
+
 def _distribute_power(state: State, c: DistributePower, dice: Dice) -> list[Event]:
     ship = _turn_ship(state)
     by = _crew_or_gm(state, ship, c.actor)
@@ -289,6 +293,20 @@ def _set_crew_order(state: State, c: SetCrewOrder, dice: Dice) -> list[Event]:
              + ", ".join(f.name for f in state.remaining_crew(ship.id)) + ".")
     return [CrewOrderSet(ship=ship.id, by=by, order=order, final=final)]
 
+
+def _end_ship_turn(state: State, c: EndShipTurn, dice: Dice) -> list[Event]:
+    ship = _turn_ship(state)
+    _crew_or_gm(state, ship, c.actor)
+    _require(not state.acting, f"{_acting_name(state)} is still taking their turn.")
+    if ship.active:
+        _require(state.stage != "power", f"Distribute {ship.name}'s power dice first.")
+        waiting = [f.name for f in state.remaining_crew(ship.id)]
+        _require(not waiting, f"Waiting for {', '.join(waiting)} to take their turn.")
+    ended = ShipTurnEnded(ship=ship.id)
+    return [ended] + _advance(evolve(state, ended), dice, state.order.index(ship.id) + 1)
+
+
+# --- crew turns -------------------------------------------------------------------------------------------------------
 
 def _start_crew_turn(state: State, c: StartCrewTurn, dice: Dice) -> list[Event]:
     ship = _turn_ship(state)
@@ -404,17 +422,7 @@ def _end_crew_turn(state: State, c: EndCrewTurn, dice: Dice) -> list[Event]:
     return [CrewTurnEnded(fighter=f.id)]
 
 
-def _end_ship_turn(state: State, c: EndShipTurn, dice: Dice) -> list[Event]:
-    ship = _turn_ship(state)
-    _crew_or_gm(state, ship, c.actor)
-    _require(not state.acting, f"{_acting_name(state)} is still taking their turn.")
-    if ship.active:
-        _require(state.stage != "power", f"Distribute {ship.name}'s power dice first.")
-        waiting = [f.name for f in state.remaining_crew(ship.id)]
-        _require(not waiting, f"Waiting for {', '.join(waiting)} to take their turn.")
-    ended = ShipTurnEnded(ship=ship.id)
-    return [ended] + _advance(evolve(state, ended), dice, state.order.index(ship.id) + 1)
-
+# --- the GM's hand ----------------------------------------------------------------------------------------------------
 
 def _damage(state: State, c: Damage, dice: Dice) -> list[Event]:
     _combat(state)

@@ -57,7 +57,7 @@ def evolve(state: State, event: Event) -> State:
     return handler(state, event)
 
 
-# --- rules the log's numbers follow (describe words them the same way) ------------------------------------------
+# --- rules the log's numbers follow (describe words them the same way) ------------------------------------------------
 
 def route_power(ship: Ship, produced: int, assigned: dict[str, int], state: State) -> tuple[dict[str, int], int]:
     """(dice added per store, dice lost) when the crew assigns `assigned` out of `produced` new power dice."""
@@ -98,7 +98,7 @@ def _each_fighter(state: State, change: Callable[[Fighter], Fighter]) -> State:
     return replace(state, fighters=tuple(change(f) for f in state.fighters))
 
 
-# --- set-up ------------------------------------------------------------------------------------------------------
+# --- set-up -----------------------------------------------------------------------------------------------------------
 
 def _crew_assigned(state: State, event: CrewAssigned) -> State:
     if event.station == "pilot":  # one helm per ship: whoever held it steps off
@@ -130,7 +130,7 @@ def _combat_started(state: State, event: CombatStarted) -> State:
     return replace(state, started=True, order=event.order, ships=ships)
 
 
-# --- rounds and ship turns ---------------------------------------------------------------------------------------
+# --- rounds and ship turns --------------------------------------------------------------------------------------------
 
 def _round_started(state: State, event: RoundStarted) -> State:
     state = replace(state, round=event.round, ships=tuple(replace(s, actions=()) for s in state.ships))
@@ -185,7 +185,7 @@ def _ship_turn_ended(state: State, event: ShipTurnEnded) -> State:
                    acting="")
 
 
-# --- crew turns --------------------------------------------------------------------------------------------------
+# --- crew turns -------------------------------------------------------------------------------------------------------
 
 def _crew_turn_started(state: State, event: CrewTurnStarted) -> State:
     f = state.fighter(event.fighter)
@@ -230,7 +230,7 @@ def _power_spent(state: State, event: PowerSpent) -> State:
     return put_ship(state, replace(ship, power=power))
 
 
-# --- the GM's hand -----------------------------------------------------------------------------------------------
+# --- the GM's hand ----------------------------------------------------------------------------------------------------
 
 def _ship_damaged(state: State, event: ShipDamaged) -> State:
     ship = state.ship(event.ship)

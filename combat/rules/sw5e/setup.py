@@ -50,6 +50,7 @@ from combat.rules.sw5e.state import (
     State,
 )
 
+# SETTINGS lives in state.py, where State.setting reads its defaults; it is offered here with the rest of the set-up.
 __all__ = ["SETTINGS", "fighter_from_sheet", "initial_state", "outcome", "write_back"]
 
 
@@ -147,7 +148,7 @@ def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats:
                    initiative_mod=modifier, bonus_action=bool(stats.get("bonus_action", False)))
 
 
-# --- after the encounter ------------------------------------------------------------------------------------------
+# --- after the encounter ----------------------------------------------------------------------------------------------
 
 def write_back(state: State) -> dict[str, dict[str, int]]:
     """What persists on each ship after the encounter, keyed by ship id, with the ships.Ship field names: hull,

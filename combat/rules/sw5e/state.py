@@ -31,7 +31,7 @@ SETTINGS = (
             choices=(("hidden", "GM only (damage dealt is public)"), ("public", "Everyone sees them"))),
 )
 
-# --- labels and the action menu ---------------------------------------------------------------------------------
+# --- labels and the action menu ---------------------------------------------------------------------------------------
 
 STATION_LABELS = dict(STATIONS)
 STORE_LABELS = {store: "central store" if store == "central" else f"{store} store" for store in sw.STORES}
@@ -84,7 +84,7 @@ def counted_key(action: str, weapon: str = "") -> str:
     return action
 
 
-# --- the state -------------------------------------------------------------------------------------------------
+# --- the state --------------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Fighter:
@@ -272,7 +272,7 @@ class State:
         return self.order.index(self.ship_turn) + 1 if self.ship_turn in self.order else 0
 
 
-# --- small pure rules on the state -----------------------------------------------------------------------------
+# --- small pure rules on the state ------------------------------------------------------------------------------------
 
 def ship_order(state: State) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """(ship ids highest initiative first, groups of tied ships the GM has not ordered yet)."""
@@ -306,7 +306,7 @@ def power_die(state: State, ship: Ship) -> int:
     return int(state.setting("tier0_power")) if ship.tier == 0 else sw.power_die(ship.tier)
 
 
-# --- the GM's corrections (AdjustShip) -------------------------------------------------------------------------
+# --- the GM's corrections (AdjustShip) --------------------------------------------------------------------------------
 
 ADJUSTABLE = ("hull", "shields", "hull_dice", "shield_dice") + tuple(f"power_{s}" for s in sw.STORES)
 
