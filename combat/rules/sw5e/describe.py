@@ -10,9 +10,8 @@ Damage dealt stays public. None means players see no entry at all. One handler p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from combat.rules.core import Event, Sight
 from combat.rules.sw5e.events import (
@@ -62,8 +61,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
     return None if text is None else _sentence(text)
 
 
-@dataclass(frozen=True)
-class _Known:
+class _Known(NamedTuple):
     """A ship or crew member as `Sight` reads it; in SW5e every PC is aware of everyone."""
 
     id: str
