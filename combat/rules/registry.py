@@ -6,12 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from combat.rules import burn_bryte, expanse, hero
+from combat.rules import burn_bryte, expanse, hero, sw5e
 from combat.rules.burn_bryte import stats as burn_bryte_stats
 from combat.rules.expanse import stats as expanse_stats
 from combat.rules.hero import stats as hero_stats
 from combat.rules.stats import StatSchema
-from combat.rules.sw5e import engine as sw5e_engine
 from combat.rules.sw5e import stats as sw5e_stats
 
 
@@ -45,7 +44,7 @@ MODELS: dict[str, CombatModel] = {
                     burn_bryte_stats.STATS, burn_bryte_stats.SUMMARY, burn_bryte,
                     burn_bryte.SETTINGS),
         CombatModel("sw5e", "SW5e starships", "Ship turns, power dice, crew stations.",
-                    sw5e_stats.STATS, sw5e_stats.SUMMARY, sw5e_engine, sw5e_engine.SETTINGS),
+                    sw5e_stats.STATS, sw5e_stats.SUMMARY, sw5e, sw5e.SETTINGS),
         CombatModel("hero", "HERO System", "The speed chart: 12 segments, phases in DEX order.",
                     hero_stats.STATS, hero_stats.SUMMARY, hero, hero.SETTINGS),
         CombatModel("expanse", "The Expanse (AGE)", "Initiative with the Drama Die, major and minor actions, stunts.",

@@ -19,8 +19,8 @@ from dataclasses import replace
 from django import forms
 from django.core.exceptions import ValidationError
 
+from combat.rules import sw5e as sw
 from combat.rules.core import RuleError, as_players_know
-from combat.rules.sw5e import engine as sw
 from combat.rules.sw5e import review  # noqa: F401  (the model's after-action facts)
 from combat.rules.sw5e import ship as sws
 from combat.rules.sw5e.stats import STATIONS
@@ -42,7 +42,7 @@ def ship_key(pk: int) -> str:
 
 
 def ship_dict(row: Ship, *, side: str | None = None, surprised: bool = False, crew: dict | None = None) -> dict:
-    """The engine's description of a ships.Ship row (see combat.rules.sw5e.engine)."""
+    """The engine's description of a ships.Ship row (see combat.rules.sw5e.setup)."""
     return {
         "id": ship_key(row.pk), "name": row.name, "side": side or row.side, "size": row.size, "tier": row.tier,
         "hull": row.hull, "hull_max": row.hull_max, "shields": row.shields, "shields_max": row.shields_max,

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from combat.rules.core import Logged, RuleError, Undone, from_json, replay, to_json
 from combat.rules.dice import Dice, ScriptedDice
-from combat.rules.sw5e import engine as sw
+from combat.rules import sw5e as sw
 from combat.rules.sw5e import ship as ships
 
 

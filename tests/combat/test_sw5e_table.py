@@ -28,7 +28,7 @@ from campaigns.models import Character
 from combat import exports, fragments, review, services, store
 from combat.models import Encounter, EncounterEvent
 from combat.rules.dice import ScriptedDice
-from combat.rules.sw5e import engine as sw
+from combat.rules import sw5e as sw
 from combat.tables import sw5e as table
 from ships.models import CrewAssignment, Ship
 from tests.combat.test_consumers import QUIET, receive, receive_update, sockets  # noqa: F401  (fixture)

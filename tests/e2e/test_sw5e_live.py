@@ -154,7 +154,9 @@ def lantern_turn(gm, phones, round_no):
     oru.get_by_role("button", name="Spend (the server rolls)").click()
     expect(newest_log(tess)).to_contain_text("Oru Dax spends 1 power die from the central store on weapons (d4 shows")
 
-    # The GM lands the hits: the phones read the amount, never the Red Talon's numbers.
+    # The GM lands the hits: the phones read the amount, never the Red Talon's numbers. The GM's page first shows
+    # Oru's spending, so that redrawing it does not wipe the damage form half filled in.
+    expect(newest_log(gm)).to_contain_text("Oru Dax spends 1 power die from the central store on weapons")
     gm.get_by_label("Ship hit").select_option(label="Red Talon")
     gm.get_by_label("Damage (shields first, then hull)").fill("40")
     gm.get_by_label("Dealt by").select_option(label="Oru Dax")
@@ -230,6 +232,8 @@ def test_the_gm_and_two_phones_fly_two_rounds_against_an_npc_ship(daphne_server,
     for username, name in PLAYERS.items():
         phones[username].get_by_role("button", name="Roll initiative").click()
         expect(phones[username].locator(".sheet .where")).to_contain_text("· initiative")
+    for name in PLAYERS.values():  # the GM's page shows both rolls before the GM fills in a form it would redraw
+        expect(gm.locator(".log li", has_text=f"{name} rolls initiative")).to_have_count(1)
     gm.get_by_label("Red Talon's initiative").fill("1")
     gm.get_by_role("button", name="Set", exact=True).click()
     expect(newest_log(gm)).to_have_text("The GM sets Red Talon's initiative to 1.")

@@ -1,1 +1,146 @@
-"""SW5e starship combat: ship initiative, power dice, shields, crew turns."""
+"""SW5e starship combat: ships act in initiative order; each ship turn starts with the reactor's power dice
+and the shield-regeneration choice, then every crew member aboard takes an individual turn.
+
+The files, in the order a newcomer might read them
+--------------------------------------------------
+- ``state.py``     the state (``State``, ``Ship``, ``Fighter``), the GM's settings, labels and the action menu
+- ``commands.py``  what the GM and players can ask for (``COMMANDS``)
+- ``events.py``    what happened, as the log stores it (``EVENTS``): the stored schema
+- ``decide.py``    ``decide(state, command, dice)``: the rules' yes (events) or no (a RuleError sentence)
+- ``evolve.py``    ``evolve(state, event)``: what each event does to the state: the stored schema too
+- ``describe.py``  ``describe(state, event, gm)``: each event as a sentence for the GM or for players
+- ``setup.py``     the set-up state from the campaign's ships and crew, and what goes back when it ends
+- ``ship.py``, ``stats.py``, ``review.py``: ship statistics, crew sheet stats, after-action review facts
+
+This module is the model's public surface; the rest of Fray imports from here. (The function names ``decide``,
+``evolve`` and ``describe`` hide the modules of the same name: import from those as ``from
+combat.rules.sw5e.evolve import ...``.)
+
+The shape of an encounter
+-------------------------
+An encounter holds several ships (``Ship``), each with a crew of fighters (``Fighter``: PCs with the owner's
+user id, NPC crew run by the GM). It moves through two stages:
+
+* Set-up (``state.started`` is False): the GM edits crews and stations (``AssignCrew``) and surprise
+  (``SetSurprise``, per ship or per crew member); every PC rolls initiative (``RollInitiative``: the server
+  rolls d20 + modifier, or the player enters the face of a physical d20 when the ``entered_initiative``
+  setting allows it); the GM rolls or enters the initiative of each ship with no PC aboard
+  (``SetShipInitiative``) and orders tied ships (``OrderTies``). ``StartCombat`` fixes the order.
+* Combat: rounds of ship turns, highest initiative first. A ship's turn moves through three steps
+  (``state.stage``): "power" — the reactor's dice wait for ``DistributePower``; "start" — the crew may
+  ``RegenerateShields``; "crew" — crew members take turns (``StartCrewTurn``, ``TakeAction``,
+  ``EndCrewTurn``) in the order the crew proposes and the helm settles (``SetCrewOrder``), until
+  ``EndShipTurn`` hands over to the next ship (rolling its reactor) or to the next round.
+
+Commands whose ``who`` is "owner" carry an ``actor``: the crew member they are issued for. The player who owns
+that character may issue them, and the GM may issue them for anyone (NPC crew included). Ship-level commands
+(distributing power, regenerating shields, ordering the crew, ending the ship turn) take ``actor=""`` when the
+GM issues them without acting as a crew member.
+
+What players see
+----------------
+Damage dealt to any ship is public. The numbers of NPC ships (side "npc": hull, shields, their dice, stored
+power dice, power rolls, reactor output, GM-set initiative) are GM-only unless the ``enemy_numbers`` setting
+makes them public: ``describe(..., gm=False)`` leaves them out, or returns None for entries that are nothing
+but such numbers. No ship or crew member is ever hidden from players: surprise, not awareness, is SW5e's rule.
+"""
+
+from __future__ import annotations
+
+from combat.rules.core import EventCodec
+from combat.rules.sw5e.commands import (
+    COMMANDS,
+    AdjustShip,
+    AllowAction,
+    AssignCrew,
+    Damage,
+    DistributePower,
+    EndCrewTurn,
+    EndShipTurn,
+    OrderTies,
+    RegenerateShields,
+    RollInitiative,
+    SetCrewOrder,
+    SetShipInitiative,
+    SetSurprise,
+    SpendPower,
+    StartCombat,
+    StartCrewTurn,
+    TakeAction,
+)
+from combat.rules.sw5e.decide import BOOST_DC_STEP, decide, reactor_output
+from combat.rules.sw5e.describe import describe
+from combat.rules.sw5e.events import (
+    EVENTS,
+    ActionAllowed,
+    ActionTaken,
+    CombatStarted,
+    CrewAssigned,
+    CrewOrderSet,
+    CrewTurnEnded,
+    CrewTurnStarted,
+    HullPatched,
+    InitiativeRolled,
+    PowerDistributed,
+    PowerSpent,
+    RoundStarted,
+    ShieldsRegenerated,
+    ShipAdjusted,
+    ShipDamaged,
+    ShipInitiativeSet,
+    ShipTurnEnded,
+    ShipTurnSkipped,
+    ShipTurnStarted,
+    SurpriseSet,
+    TiesOrdered,
+)
+from combat.rules.sw5e.evolve import evolve, route_power, split_damage
+from combat.rules.sw5e.setup import SETTINGS, fighter_from_sheet, initial_state, outcome, write_back
+from combat.rules.sw5e.state import (
+    ACTION_MENU,
+    ADJUSTABLE,
+    BOOSTS,
+    HELM_ACTIONS,
+    MENU,
+    REACTOR_LABELS,
+    REPEATABLE,
+    SHIELD_LABELS,
+    SLOTS,
+    STATION_LABELS,
+    STORE_LABELS,
+    ActionSpec,
+    CustomAction,
+    Fighter,
+    Ship,
+    State,
+    adjust_limit,
+    counted_key,
+    custom_key,
+    power_die,
+    ship_order,
+    what_label,
+)
+
+KEY = "sw5e"
+CODEC = EventCodec(EVENTS, COMMANDS)
+
+__all__ = [
+    # What the rest of Fray calls on every model (registry, tables, services, review, exports).
+    "KEY", "SETTINGS", "State", "COMMANDS", "EVENTS", "CODEC", "initial_state", "decide", "evolve", "describe",
+    "fighter_from_sheet", "write_back", "outcome",
+    # The state, its labels and the action menu (state.py).
+    "Fighter", "Ship", "CustomAction", "ActionSpec", "ACTION_MENU", "MENU", "REPEATABLE", "HELM_ACTIONS", "BOOSTS",
+    "SLOTS", "ADJUSTABLE", "STATION_LABELS", "STORE_LABELS", "REACTOR_LABELS", "SHIELD_LABELS", "adjust_limit",
+    "counted_key", "custom_key", "power_die", "ship_order", "what_label",
+    # Commands (commands.py).
+    "AssignCrew", "SetSurprise", "RollInitiative", "SetShipInitiative", "OrderTies", "StartCombat", "DistributePower",
+    "RegenerateShields", "SetCrewOrder", "StartCrewTurn", "TakeAction", "SpendPower", "EndCrewTurn", "EndShipTurn",
+    "Damage", "AdjustShip", "AllowAction",
+    # Events (events.py).
+    "CrewAssigned", "SurpriseSet", "InitiativeRolled", "ShipInitiativeSet", "TiesOrdered", "CombatStarted",
+    "RoundStarted", "ShipTurnStarted", "ShipTurnSkipped", "PowerDistributed", "ShieldsRegenerated", "CrewOrderSet",
+    "CrewTurnStarted", "CrewTurnEnded", "ActionTaken", "HullPatched", "PowerSpent", "ShipDamaged", "ShipAdjusted",
+    "ActionAllowed", "ShipTurnEnded",
+    # Rules the deciders and the log follow (decide.py, evolve.py).
+    "BOOST_DC_STEP", "reactor_output", "route_power", "split_damage",
+]

@@ -11,8 +11,11 @@ them out. Damage dealt to any ship is public.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from combat.rules.sw5e import engine as sw
+from combat.rules.core import Event
+from combat.rules.sw5e import events as sw
+from combat.rules.sw5e.state import State
 
 
 @dataclass(frozen=True)
@@ -37,22 +40,22 @@ class Facts:
     rolls: tuple[RollFact, ...] = ()
     damage: tuple[tuple[str, str, int], ...] = ()  # (source, target ship, damage)
     power_dice_spent: int = 0
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # (key, label, GM-only): counted for players only where the ship's numbers are theirs to see.
 MODEL_FIGURES = (("power_dice_spent", "Power dice spent", False),)
 
 
-def subjects(state: sw.State) -> list[tuple[str, str, str]]:
+def subjects(state: State) -> list[tuple[str, str, str]]:
     """The summary's rows: every ship, then every crew member."""
     return [(s.id, s.name, s.side) for s in state.ships] + [(f.id, f.name, f.side) for f in state.fighters]
 
 
-def facts(state: sw.State, event: sw.Event, gm: bool = True) -> Facts:
+def facts(state: State, event: Event, gm: bool = True) -> Facts:
     """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
     # Phase -1 marks the set-up (initiative, crews, surprise) for the timeline's headings.
-    base = {"round": state.round, "phase": state.phase if state.started else -1, "turn": state.turn}
+    base: dict[str, Any] = {"round": state.round, "phase": state.phase if state.started else -1, "turn": state.turn}
 
     def shown(ship_id: str) -> bool:
         return gm or not state.hides(ship_id)

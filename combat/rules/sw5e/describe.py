@@ -1,0 +1,309 @@
+"""`describe(state, event, gm) -> str | None`: each SW5e event as one plain sentence for the log.
+
+A sentence is read against the state the event is applied to, for the GM (gm=True) or for players. What a viewer
+may know is asked of the core's `Sight`: SW5e tracks no awareness (surprise does that job), so every ship and crew
+member is named to everyone, while an NPC ship's numbers (hull, shields, their dice, stored and spent power, reactor
+output, the GM's initiative values) are `secret` to players unless the `enemy_numbers` setting makes them public.
+Damage dealt stays public. None means players see no entry at all. One handler per event class, in `DESCRIBERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import cached_property
+from typing import Any, NamedTuple
+
+from combat.rules.core import Event, Sight
+from combat.rules.sw5e.events import (
+    ActionAllowed,
+    ActionTaken,
+    CombatStarted,
+    CrewAssigned,
+    CrewOrderSet,
+    CrewTurnEnded,
+    CrewTurnStarted,
+    HullPatched,
+    InitiativeRolled,
+    PowerDistributed,
+    PowerSpent,
+    RoundStarted,
+    ShieldsRegenerated,
+    ShipAdjusted,
+    ShipDamaged,
+    ShipInitiativeSet,
+    ShipTurnEnded,
+    ShipTurnSkipped,
+    ShipTurnStarted,
+    SurpriseSet,
+    TiesOrdered,
+)
+from combat.rules.sw5e.evolve import route_power, split_damage
+from combat.rules.sw5e.state import (
+    REACTOR_LABELS,
+    SHIELD_LABELS,
+    SLOTS,
+    STATION_LABELS,
+    STORE_LABELS,
+    Fighter,
+    Ship,
+    State,
+    what_label,
+)
+
+
+def describe(state: State, event: Event, gm: bool = True) -> str | None:
+    """One plain sentence for the log, or None for no entry (players only). An event class with no handler is a
+    bug in this package: it fails with a sentence naming it."""
+    handler = DESCRIBERS.get(type(event))
+    if handler is None:
+        raise TypeError(f"SW5e's describe has no handler for {type(event).__name__} events (kind {event.kind!r}).")
+    text = handler(Viewer(state, gm), event)
+    return None if text is None else _sentence(text)
+
+
+class _Known(NamedTuple):
+    """A ship or crew member as `Sight` reads it; in SW5e every PC is aware of everyone."""
+
+    id: str
+    name: str
+    side: str
+    aware_of: tuple[str, ...]
+
+
+def _known_to_all(items: Iterable[Ship | Fighter]) -> tuple[_Known, ...]:
+    items = tuple(items)
+    everyone = tuple(item.id for item in items)
+    return tuple(_Known(item.id, item.name, item.side, everyone) for item in items)
+
+
+class Viewer:
+    """The state an entry is worded against and what its reader may know of the crew and the ships (each asked of
+    a `Sight` of their own: ship ids and crew ids are apart)."""
+
+    def __init__(self, state: State, gm: bool) -> None:
+        self.state = state
+        self.gm = gm
+
+    @cached_property
+    def _crew(self) -> Sight:
+        return Sight(_known_to_all(self.state.fighters), self.gm)
+
+    @cached_property
+    def _ships(self) -> Sight:
+        return Sight(_known_to_all(self.state.ships), self.gm)
+
+    def name(self, fid: str) -> str:
+        """A crew member's name: "the GM" for no one, "someone" for an id this encounter does not have."""
+        return self._crew.name(fid) if fid else "the GM"
+
+    def is_ship(self, sid: str) -> bool:
+        return self._ships.side(sid) != ""
+
+    def ship_name(self, sid: str) -> str:
+        return self._ships.name(sid) if self.is_ship(sid) else "a ship"
+
+    def secret(self, sid: str) -> bool:
+        """Whether the ship's numbers stay with the GM: another side's ship unless enemy numbers are public, and
+        always a ship this encounter does not have."""
+        public = self.state.setting("enemy_numbers") == "public" and self.is_ship(sid)
+        return self._ships.secret(sid) and not public
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text[0].upper() + text[1:] if text else text
+
+
+def _crew_assigned(v: Viewer, event: CrewAssigned) -> str | None:
+    f = v.state.fighter(event.fighter)
+    if not event.ship:
+        return None if f.ship and v.secret(f.ship) else f"{v.name(f.id)} leaves {v.ship_name(f.ship)}'s crew."
+    if v.secret(event.ship):
+        return None
+    station = STATION_LABELS.get(event.station, "")
+    at = f" at the {station.lower()} station" if station else ""
+    if event.station == "pilot":
+        at = " at the helm"
+    if f.ship == event.ship:
+        return f"{v.name(f.id)} moves{at or ' off their station'} aboard {v.ship_name(event.ship)}."
+    return f"{v.name(f.id)} joins {v.ship_name(event.ship)}'s crew{at}."
+
+
+def _surprise_set(v: Viewer, event: SurpriseSet) -> str | None:
+    if v.is_ship(event.target):
+        if v.secret(event.target):
+            return None
+        who = v.ship_name(event.target)
+    else:
+        f = v.state.fighter(event.target)
+        if f.ship and v.secret(f.ship):
+            return None
+        who = v.name(f.id)
+    return f"{who} {'is surprised' if event.surprised else 'is not surprised'}."
+
+
+def _initiative_rolled(v: Viewer, event: InitiativeRolled) -> str | None:
+    entered = " (entered)" if event.entered else ""
+    sign = "+" if event.modifier >= 0 else "−"
+    return (f"{v.name(event.fighter)} rolls initiative: {event.face}{entered} {sign} {abs(event.modifier)} "
+            f"= {event.total}.")
+
+
+def _ship_initiative_set(v: Viewer, event: ShipInitiativeSet) -> str | None:
+    if v.secret(event.ship):
+        return f"The GM sets {v.ship_name(event.ship)}'s initiative."
+    if event.face:
+        sign = "+" if event.modifier >= 0 else "−"
+        return (f"The GM rolls initiative for {v.ship_name(event.ship)}: {event.face} {sign} {abs(event.modifier)} "
+                f"= {event.value}.")
+    return f"The GM sets {v.ship_name(event.ship)}'s initiative to {event.value}."
+
+
+def _ties_ordered(v: Viewer, event: TiesOrdered) -> str | None:
+    return "The GM breaks initiative ties in this order: " + ", then ".join(v.ship_name(s) for s in event.order) + "."
+
+
+def _combat_started(v: Viewer, event: CombatStarted) -> str | None:
+    parts = [v.ship_name(sid) if v.secret(sid) else f"{v.ship_name(sid)} ({event.initiative.get(sid)})"
+             for sid in event.order]
+    return "Combat begins; the ships act in this order: " + ", ".join(parts) + "."
+
+
+def _round_started(v: Viewer, event: RoundStarted) -> str | None:
+    return f"Round {event.round} begins."
+
+
+def _ship_turn_started(v: Viewer, event: ShipTurnStarted) -> str | None:
+    if v.secret(event.ship):
+        return f"{v.ship_name(event.ship)}'s turn begins."
+    reactor = REACTOR_LABELS.get(event.reactor, "reactor").lower()
+    roll = f" (d2 shows {event.faces[0]})" if event.faces else ""
+    dice = _plural(event.produced, "power die", "power dice")
+    return f"{v.ship_name(event.ship)}'s turn begins: its {reactor} produces {dice}{roll}."
+
+
+def _ship_turn_skipped(v: Viewer, event: ShipTurnSkipped) -> str | None:
+    if event.reason == "surprised":
+        return f"{v.ship_name(event.ship)} is surprised and loses its first turn."
+    return f"{v.ship_name(event.ship)} is disabled and takes no turn."
+
+
+def _power_distributed(v: Viewer, event: PowerDistributed) -> str | None:
+    if v.secret(event.ship):
+        return None
+    added, lost = route_power(v.state.ship(event.ship), event.produced, event.assigned, v.state)
+    stored = ", ".join(f"{n} to the {STORE_LABELS[s]}" for s, n in added.items()) or "nothing stored"
+    lost_text = f"; {_plural(lost, 'die is', 'dice are')} lost" if lost else ""
+    return f"{v.name(event.by)} distributes {v.ship_name(event.ship)}'s power dice: {stored}{lost_text}."
+
+
+def _shields_regenerated(v: Viewer, event: ShieldsRegenerated) -> str | None:
+    ship = v.state.ship(event.ship)
+    if v.secret(ship.id):
+        return f"{v.ship_name(ship.id)} regenerates its shields."
+    gained = max(0, min(ship.shields_max, ship.shields + event.points) - ship.shields)
+    return (f"{v.name(event.by)} spends one of {v.ship_name(ship.id)}'s shield dice (d{ship.die}, "
+            f"{SHIELD_LABELS.get(ship.shield_type, '')}) to restore {_plural(gained, 'shield point')} "
+            f"(shields {ship.shields + gained}/{ship.shields_max}).")
+
+
+def _crew_order_set(v: Viewer, event: CrewOrderSet) -> str | None:
+    if v.secret(event.ship):
+        return None
+    names = ", ".join(v.name(fid) for fid in event.order)
+    if not event.by:
+        return f"The GM settles the crew's order aboard {v.ship_name(event.ship)}: {names}."
+    if event.final:
+        return f"{v.name(event.by)} at the helm settles the crew's order: {names}."
+    return f"{v.name(event.by)} proposes the crew's order: {names}."
+
+
+def _crew_turn_started(v: Viewer, event: CrewTurnStarted) -> str | None:
+    if event.surprised:
+        return f"{v.name(event.fighter)} is surprised and can take no action on this first turn."
+    return f"{v.name(event.fighter)} starts their turn aboard {v.ship_name(event.ship)}."
+
+
+def _crew_turn_ended(v: Viewer, event: CrewTurnEnded) -> str | None:
+    if event.skipped:
+        return f"{v.name(event.fighter)}'s first turn passes; they can react from now on."
+    return f"{v.name(event.fighter)} ends their turn."
+
+
+def _action_taken(v: Viewer, event: ActionTaken) -> str | None:
+    slot = SLOTS.get(event.slot, "an action")
+    at = f" at {v.ship_name(event.target)}" if event.target else ""
+    what = f"fires the {event.weapon}{at}" if event.action == "fire" else f"takes {event.label}{at}"
+    dc = f", at +{event.boost_dc} DC for a further boost this turn" if event.boost_dc else ""
+    note = f": {event.note}" if event.note else ""
+    return f"{v.name(event.fighter)} {what} as {slot}{dc}{note}."
+
+
+def _hull_patched(v: Viewer, event: HullPatched) -> str | None:
+    ship = v.state.ship(event.ship)
+    if v.secret(ship.id):
+        return f"{v.name(event.fighter)} patches {v.ship_name(ship.id)}'s hull."
+    gained = max(0, min(ship.hull_max, ship.hull + event.points) - ship.hull)
+    bonus = f" {'+' if event.bonus >= 0 else '−'} {abs(event.bonus)}" if event.bonus else ""
+    return (f"{v.name(event.fighter)} spends a hull die: d{event.sides} shows {event.face}{bonus}, restoring "
+            f"{_plural(gained, 'hull point')} (hull {ship.hull + gained}/{ship.hull_max}).")
+
+
+def _power_spent(v: Viewer, event: PowerSpent) -> str | None:
+    source = f"from the {STORE_LABELS.get(event.store, 'store')}"
+    if v.secret(event.ship):
+        return f"{v.name(event.fighter)} spends power dice on {event.system}."
+    count = _plural(len(event.faces), "power die", "power dice")
+    if event.sides == 1:
+        rolled = f"flat 1 each, total {sum(event.faces)}"
+    else:
+        rolled = f"d{event.sides} {'shows' if len(event.faces) == 1 else 'show'} " \
+                 f"{', '.join(map(str, event.faces))}, total {sum(event.faces)}"
+    note = f": {event.note}" if event.note else ""
+    return f"{v.name(event.fighter)} spends {count} {source} on {event.system} ({rolled}){note}."
+
+
+def _ship_damaged(v: Viewer, event: ShipDamaged) -> str | None:
+    ship = v.state.ship(event.ship)
+    to_shields, to_hull, status = split_damage(ship, event.amount)
+    verdict = {"disabled": "; it is disabled", "destroyed": "; it is destroyed"}.get(status, "") \
+        if status != ship.status else ""
+    note = f" ({event.note})" if event.note else ""
+    if event.by:
+        dealer = v.ship_name(event.by) if v.is_ship(event.by) else v.name(event.by)
+        note = f" from {dealer}{note}"
+    if v.secret(ship.id):
+        return f"{v.ship_name(ship.id)} takes {event.amount} damage{note}{verdict}."
+    return (f"{v.ship_name(ship.id)} takes {event.amount} damage{note}: {to_shields} to shields and {to_hull} to hull "
+            f"(shields {ship.shields - to_shields}/{ship.shields_max}, hull {ship.hull - to_hull}/{ship.hull_max})"
+            f"{verdict}.")
+
+
+def _ship_adjusted(v: Viewer, event: ShipAdjusted) -> str | None:
+    if v.secret(event.ship):
+        return None
+    return f"The GM sets {what_label(event.what).lower()} of {v.ship_name(event.ship)} to {event.value}."
+
+
+def _action_allowed(v: Viewer, event: ActionAllowed) -> str | None:
+    helm = " (helm only)" if event.helm else ""
+    return f"The GM allows a new action: {event.label}{helm}."
+
+
+def _ship_turn_ended(v: Viewer, event: ShipTurnEnded) -> str | None:
+    return f"{v.ship_name(event.ship)}'s turn ends."
+
+
+DESCRIBERS: dict[type[Event], Callable[[Viewer, Any], str | None]] = {
+    CrewAssigned: _crew_assigned, SurpriseSet: _surprise_set, InitiativeRolled: _initiative_rolled,
+    ShipInitiativeSet: _ship_initiative_set, TiesOrdered: _ties_ordered, CombatStarted: _combat_started,
+    RoundStarted: _round_started, ShipTurnStarted: _ship_turn_started, ShipTurnSkipped: _ship_turn_skipped,
+    PowerDistributed: _power_distributed, ShieldsRegenerated: _shields_regenerated, CrewOrderSet: _crew_order_set,
+    CrewTurnStarted: _crew_turn_started, CrewTurnEnded: _crew_turn_ended, ActionTaken: _action_taken,
+    HullPatched: _hull_patched, PowerSpent: _power_spent, ShipDamaged: _ship_damaged, ShipAdjusted: _ship_adjusted,
+    ActionAllowed: _action_allowed, ShipTurnEnded: _ship_turn_ended,
+}

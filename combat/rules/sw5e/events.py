@@ -1,0 +1,204 @@
+"""What happened in an SW5e starship encounter, as the log stores it.
+
+This is the STORED SCHEMA: every saved log replays through these classes and `evolve`. Never rename an event's
+`kind` or a field, never change what a field means; a new field needs a default that reads old logs as they were.
+Every die rolled is kept in its event, so replay never rolls again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from combat.rules.core import Event
+
+
+@dataclass(frozen=True)
+class CrewAssigned(Event):
+    kind: ClassVar[str] = "crew_assigned"
+    fighter: str = ""
+    ship: str = ""
+    station: str = ""
+
+
+@dataclass(frozen=True)
+class SurpriseSet(Event):
+    kind: ClassVar[str] = "surprise_set"
+    target: str = ""
+    surprised: bool = True
+
+
+@dataclass(frozen=True)
+class InitiativeRolled(Event):
+    kind: ClassVar[str] = "initiative_rolled"
+    fighter: str = ""
+    face: int = 0
+    modifier: int = 0
+    entered: bool = False
+
+    @property
+    def total(self) -> int:
+        return self.face + self.modifier
+
+
+@dataclass(frozen=True)
+class ShipInitiativeSet(Event):
+    kind: ClassVar[str] = "ship_initiative_set"
+    ship: str = ""
+    value: int = 0
+    face: int = 0  # 0 when the GM entered the value
+    modifier: int = 0
+
+
+@dataclass(frozen=True)
+class TiesOrdered(Event):
+    kind: ClassVar[str] = "ties_ordered"
+    order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CombatStarted(Event):
+    kind: ClassVar[str] = "combat_started"
+    order: tuple[str, ...] = ()
+    initiative: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RoundStarted(Event):
+    kind: ClassVar[str] = "round_started"
+    round: int = 1
+
+
+@dataclass(frozen=True)
+class ShipTurnStarted(Event):
+    kind: ClassVar[str] = "ship_turn_started"
+    ship: str = ""
+    reactor: str = ""
+    faces: tuple[int, ...] = ()
+    produced: int = 0
+
+
+@dataclass(frozen=True)
+class ShipTurnSkipped(Event):
+    kind: ClassVar[str] = "ship_turn_skipped"
+    ship: str = ""
+    reason: str = ""  # "disabled" or "surprised"
+
+
+@dataclass(frozen=True)
+class PowerDistributed(Event):
+    kind: ClassVar[str] = "power_distributed"
+    ship: str = ""
+    by: str = ""
+    produced: int = 0
+    assigned: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ShieldsRegenerated(Event):
+    kind: ClassVar[str] = "shields_regenerated"
+    ship: str = ""
+    by: str = ""
+    points: int = 0  # the die's maximum × the regeneration multiplier (capped at capacity when applied)
+
+
+@dataclass(frozen=True)
+class CrewOrderSet(Event):
+    kind: ClassVar[str] = "crew_order_set"
+    ship: str = ""
+    by: str = ""
+    order: tuple[str, ...] = ()
+    final: bool = False
+
+
+@dataclass(frozen=True)
+class CrewTurnStarted(Event):
+    kind: ClassVar[str] = "crew_turn_started"
+    fighter: str = ""
+    ship: str = ""
+    surprised: bool = False
+
+
+@dataclass(frozen=True)
+class CrewTurnEnded(Event):
+    kind: ClassVar[str] = "crew_turn_ended"
+    fighter: str = ""
+    skipped: bool = False
+
+
+@dataclass(frozen=True)
+class ActionTaken(Event):
+    kind: ClassVar[str] = "action_taken"
+    fighter: str = ""
+    ship: str = ""
+    action: str = ""  # a menu key or "custom:<name>"
+    label: str = ""
+    slot: str = "action"
+    weapon: str = ""
+    target: str = ""
+    helm: bool = False
+    boost_dc: int = 0  # the DC increase of a further boost this ship turn
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class HullPatched(Event):
+    kind: ClassVar[str] = "hull_patched"
+    fighter: str = ""
+    ship: str = ""
+    sides: int = 0
+    face: int = 0
+    bonus: int = 0
+
+    @property
+    def points(self) -> int:
+        return max(0, self.face + self.bonus)
+
+
+@dataclass(frozen=True)
+class PowerSpent(Event):
+    kind: ClassVar[str] = "power_spent"
+    fighter: str = ""
+    ship: str = ""
+    system: str = ""
+    store: str = ""
+    sides: int = 0  # 1: a flat 1 per die (tier 0)
+    faces: tuple[int, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ShipDamaged(Event):
+    kind: ClassVar[str] = "ship_damaged"
+    ship: str = ""
+    amount: int = 0
+    note: str = ""
+    by: str = ""  # the ship or crew member that dealt it ("" when the GM did not say)
+
+
+@dataclass(frozen=True)
+class ShipAdjusted(Event):
+    kind: ClassVar[str] = "ship_adjusted"
+    ship: str = ""
+    what: str = ""
+    value: int = 0
+
+
+@dataclass(frozen=True)
+class ActionAllowed(Event):
+    kind: ClassVar[str] = "action_allowed"
+    key: str = ""
+    label: str = ""
+    helm: bool = False
+
+
+@dataclass(frozen=True)
+class ShipTurnEnded(Event):
+    kind: ClassVar[str] = "ship_turn_ended"
+    ship: str = ""
+
+
+EVENTS = (CrewAssigned, SurpriseSet, InitiativeRolled, ShipInitiativeSet, TiesOrdered, CombatStarted, RoundStarted,
+          ShipTurnStarted, ShipTurnSkipped, PowerDistributed, ShieldsRegenerated, CrewOrderSet, CrewTurnStarted,
+          CrewTurnEnded, ActionTaken, HullPatched, PowerSpent, ShipDamaged, ShipAdjusted, ActionAllowed,
+          ShipTurnEnded)
