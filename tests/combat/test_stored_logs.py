@@ -12,6 +12,11 @@ from tests.combat.stored_logs import fixtures, replay_with_words
 PATHS = list(fixtures())
 
 
+def test_every_playable_model_keeps_stored_logs():
+    kept = {json.loads(path.read_text())["model"] for path in PATHS}
+    assert kept >= {key for key, model in registry.MODELS.items() if model.playable}
+
+
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
 def test_a_stored_log_replays_to_its_stored_state_and_words(path):
     data = json.loads(path.read_text())
