@@ -4,10 +4,8 @@ Two group sends per action. The players' group gets ONE message: the players' ta
 controls (keyed by user id); every player's socket then sends one frame, the table followed by that player's
 own controls only (see TableConsumer.table_fragment). The GMs' group gets the GM's table.
 
-The players' message is rendered and sent first, and the GM's is rendered only once the event loop has written
-the players' frames: rendering holds the GIL, so rendering the GM's table while the loop writes would hold
-every phone back, and rendering it before the players' send would too. The acting GM has the htmx response
-anyway; other GM screens get theirs a moment later.
+The players' message is rendered and sent first, the GM's after it: the phones wait on no GM render. The acting
+GM has the htmx response anyway; other GM screens get theirs a moment later.
 
 A failing channel layer is logged and ignored: the action is already committed and clients catch up on their
 next (re)connect or page load.
@@ -15,7 +13,6 @@ next (re)connect or page load.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
@@ -66,7 +63,6 @@ def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None,
         return
     if players:
         _send(layer, players_group(encounter_id), message)
-        _let_the_loop_write()
     try:
         gm = fragment_message(render.for_gm(), encounter.version)
     except Exception:
@@ -81,21 +77,3 @@ def _send(layer, group: str, message: dict) -> None:
         async_to_sync(layer.group_send)(group, {**message, "group": group})
     except Exception:
         log.warning("channel layer unavailable; %s will catch up on reconnect", group, exc_info=True)
-
-
-YIELDS = 8  # turns of the event loop: a socket's frame is written a few callbacks after the group_send
-
-
-async def _yield(turns: int) -> None:
-    for _ in range(turns):
-        await asyncio.sleep(0)
-
-
-def _let_the_loop_write() -> None:
-    """Wait until the event loop has run the callbacks a group_send just queued (each socket's frame goes out a
-    few loop turns later), so what this thread does next does not hold the GIL while they are written. Only a
-    wait: should it fail (an event loop shutting down), the GM's table is rendered and sent all the same."""
-    try:
-        async_to_sync(_yield)(YIELDS)
-    except Exception:
-        log.debug("could not yield to the event loop", exc_info=True)

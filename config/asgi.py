@@ -1,6 +1,5 @@
 """ASGI entry point: HTTP through Django, websockets through Channels with origin and session checks."""
 
-import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -20,9 +19,3 @@ application = ProtocolTypeRouter(
         "websocket": SameOriginValidator(AuthMiddlewareStack(websocket_router())),
     }
 )
-
-# Everything loaded so far (Django, the URL conf, the rules) lives as long as the process: keep it out of the
-# cyclic garbage collector's reach, so collections only walk what requests allocate (garbage is collected first,
-# so none of it is kept).
-gc.collect()
-gc.freeze()

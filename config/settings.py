@@ -83,10 +83,6 @@ SQLITE_OPTIONS = {"timeout": 20, "transaction_mode": "IMMEDIATE",
                   "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
-    # Django's SQLite backend, keeping closed connections for the next request (see config/sqlite_pool).
-    DATABASES["default"]["ENGINE"] = "config.sqlite_pool"
-    # Tests get Django's in-memory SQLite database, as for Django's own backend (which pytest-django knows by name).
-    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", ":memory:")
     DATABASES["default"].setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
 else:
     # Under ASGI every request's database work runs on a thread of its own, so a persistent connection

@@ -68,7 +68,7 @@ def _settings_from_env(**env):
 
 def test_embedded_default_needs_no_services(tmp_path):
     s = _settings_from_env(FRAY_VAR_DIR=str(tmp_path))
-    assert s["db"] == "config.sqlite_pool" and s["name"].startswith(str(tmp_path))  # Django's SQLite, pooled
+    assert s["db"] == "django.db.backends.sqlite3" and s["name"].startswith(str(tmp_path))
     assert s["layer"] == "channels.layers.InMemoryChannelLayer"
     assert s["broker"] == "filesystem://"
     assert s["email"] == "django.core.mail.backends.console.EmailBackend"

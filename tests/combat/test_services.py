@@ -233,7 +233,7 @@ def test_the_players_frames_leave_before_the_gms_table_is_rendered(enc, gm, pc, 
     monkeypatch.setattr(fragments.Renderer, "for_gm", recording)
     with django_capture_on_commit_callbacks(execute=True):
         go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}", text="claw")
-    # Rendering holds the GIL: the players' phones are not kept waiting while the GM's table is rendered.
+    # The phones wait on no GM render: the players' message is sent before the GM's table is rendered.
     assert sent_when_gm_rendered[0] == [f"enc-{enc.pk}-players"]
     assert [group for group, _ in broadcasts] == [f"enc-{enc.pk}-players", f"enc-{enc.pk}-gm"]
 
