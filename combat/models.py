@@ -70,7 +70,7 @@ class Encounter(models.Model):
         if self.status == self.Status.DRAFT:
             return "Not started"
         spec = registry.get(self.model)
-        if not spec.playable or not self.state:
+        if not self.state:
             return self.get_status_display()
         state = from_json(spec.engine.State, self.state)
         verdict = spec.engine.outcome(state if gm else as_players_know(state))
