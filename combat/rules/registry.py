@@ -84,5 +84,3 @@ BUILT_IN = (
 )
 for _model in BUILT_IN:
     register(_model)
-
-CHOICES = tuple(choices())  # the model fields' choices, until they read the registry at run time
