@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from combat import tables
 from combat.models import Encounter
-from combat.rules.core import MARKER_SENTENCES, active_events, is_marker, seen_by_party
+from combat.rules.core import MARKER_SENTENCES, Sight, active_events, is_marker
 from combat.store import engine_for, load_initial, load_log
 
 
@@ -82,11 +82,8 @@ def unseen(state) -> set[str]:
     """The ids of the enemies no PC is aware of (an id in no PC's `aware_of`): what players never see named.
 
     Empty for a model whose fighters do not track awareness (SW5e's crews)."""
-    fighters = tuple(getattr(state, "fighters", ()))
-    if not all(hasattr(f, "aware_of") for f in fighters):
-        return set()
-    seen = seen_by_party(fighters)
-    return {f.id for f in fighters if f.side != "pc" and f.id not in seen}
+    sight = Sight(state.fighters, gm=False)
+    return {f.id for f in state.fighters if sight.unseen(f.id)}
 
 
 def _subjects_for(table: tables.Table, show_all: bool) -> Callable[[object], list[tuple[str, str, str]]]:
