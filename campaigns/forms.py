@@ -5,6 +5,7 @@ import kombu.exceptions
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.contrib.humanize.templatetags.humanize import apnumber
+from django.db.models.fields import BLANK_CHOICE_DASH
 
 from campaigns.models import (
     Campaign,
@@ -74,9 +75,14 @@ class ProfileForm(forms.ModelForm):
         labels = {"first_name": "Display name"}
 
 
+def _combat_models() -> list[tuple[str, str]]:
+    """The registered combat models, read when a form is built (the model fields have no choices, so registering a
+    model needs no migration), after the blank choice a model field's choices came with."""
+    return [*BLANK_CHOICE_DASH, *registry.choices()]
+
+
 class CampaignForm(forms.ModelForm):
-    # The registered models, read when the form is built (the model field has no choices: see its validator).
-    combat_model = forms.ChoiceField(label="Default combat model", choices=registry.choices)
+    combat_model = forms.ChoiceField(label="Default combat model", choices=_combat_models)
 
     class Meta:
         model = Campaign
@@ -154,7 +160,7 @@ def _stat_field(stat):
 class CharacterForm(forms.ModelForm):
     """A character with the stats of its combat model. The stat fields come from the rules core's schema."""
 
-    system = forms.ChoiceField(label="Combat model", choices=registry.choices)  # the registered models, read per form
+    system = forms.ChoiceField(label="Combat model", choices=_combat_models)
 
     class Meta:
         model = Character
