@@ -44,13 +44,18 @@ TOY_TEMPLATES = Path(__file__).parent / "toy_model" / "templates"
 
 # --- the checks, one function each, run on every registered model and on the toy model ------------------------------
 
+def _members(protocol: type) -> set[str]:
+    """The names a protocol declares (typing.get_protocol_members, but Python 3.12 has not got it)."""
+    return {name for name in vars(protocol) if not name.startswith("_")}
+
+
 def _parameters(function) -> list[inspect.Parameter]:
     return [p for p in inspect.signature(function).parameters.values() if p.name != "self"]
 
 
 def check_engine(engine) -> None:
     """Every member of the protocol, functions called as Fray calls them, a state Fray can read."""
-    for name in typing.get_protocol_members(Engine):
+    for name in _members(Engine):
         assert hasattr(engine, name), f"the engine has no {name}"
     for name in ("decide", "evolve", "describe", "fighter_from_sheet", "write_back", "outcome"):
         wanted, given = _parameters(getattr(Engine, name)), _parameters(getattr(engine, name))
@@ -62,12 +67,12 @@ def check_engine(engine) -> None:
     state = engine.State
     assert dataclasses.is_dataclass(state) and state.__dataclass_params__.frozen
     fields = {f.name for f in dataclasses.fields(state)}
-    for name in typing.get_protocol_members(GameState):
+    for name in _members(GameState):
         assert name in fields or hasattr(state, name), f"the state has no {name}"
     fighter = typing.get_type_hints(state)["fighters"]
     assert typing.get_origin(fighter) is tuple, "fighters is a tuple of frozen dataclasses"
     fighter_fields = {f.name for f in dataclasses.fields(typing.get_args(fighter)[0])}
-    assert set(typing.get_protocol_members(Combatant)) <= fighter_fields
+    assert _members(Combatant) <= fighter_fields
     assert engine.KEY in registry.MODELS and registry.get(engine.KEY).engine is engine
 
 
