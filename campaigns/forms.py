@@ -4,6 +4,8 @@ import zoneinfo
 import kombu.exceptions
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
+from django.contrib.humanize.templatetags.humanize import apnumber
+from django.db.models.fields import BLANK_CHOICE_DASH
 
 from campaigns.models import (
     Campaign,
@@ -73,7 +75,15 @@ class ProfileForm(forms.ModelForm):
         labels = {"first_name": "Display name"}
 
 
+def _combat_models() -> list[tuple[str, str]]:
+    """The registered combat models, read when a form is built (the model fields have no choices, so registering a
+    model needs no migration), after the blank choice a model field's choices came with."""
+    return [*BLANK_CHOICE_DASH, *registry.choices()]
+
+
 class CampaignForm(forms.ModelForm):
+    combat_model = forms.ChoiceField(label="Default combat model", choices=_combat_models)
+
     class Meta:
         model = Campaign
         fields = ("name", "description", "combat_model", "enemy_health_visibility", "reminder_offsets")
@@ -150,6 +160,8 @@ def _stat_field(stat):
 class CharacterForm(forms.ModelForm):
     """A character with the stats of its combat model. The stat fields come from the rules core's schema."""
 
+    system = forms.ChoiceField(label="Combat model", choices=_combat_models)
+
     class Meta:
         model = Character
         fields = ("name", "system", "kind", "owner", "is_template", "quantity", "notes", "gm_notes")
@@ -158,6 +170,8 @@ class CharacterForm(forms.ModelForm):
 
     def __init__(self, *args, membership: Membership, system: str | None = None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["system"].error_messages["invalid_choice"] = (
+            f"Choose one of the {apnumber(len(registry.MODELS))} combat models.")
         self.membership = membership
         campaign = membership.campaign
         chosen = system or self.data.get("system") or self.instance.system or campaign.combat_model
@@ -165,7 +179,6 @@ class CharacterForm(forms.ModelForm):
             chosen = campaign.combat_model
         self.schema: StatSchema = registry.get(chosen).stats
         self.fields["system"].initial = chosen
-        self.fields["system"].error_messages["invalid_choice"] = "Choose one of the four combat models."
         if membership.is_gm:
             players = User.objects.filter(memberships__campaign=campaign).order_by("username")
             self.fields["owner"].queryset = players

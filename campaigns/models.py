@@ -10,6 +10,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from combat.models import validate_combat_model
 from combat.rules import registry
 
 # Join codes avoid letters and digits that look alike on a phone keyboard (0/O, 1/I/L).
@@ -80,7 +81,7 @@ class Campaign(models.Model):
 
     name = models.CharField(max_length=120)
     description = models.TextField(blank=True, max_length=4000)
-    combat_model = models.CharField("default combat model", max_length=20, choices=registry.CHOICES)
+    combat_model = models.CharField("default combat model", max_length=20, validators=[validate_combat_model])
     gm_notes = models.TextField("GM notes", blank=True, max_length=20000)
     enemy_health_visibility = models.CharField(
         "players see enemy health", max_length=12, choices=EnemyHealth.choices, default=EnemyHealth.DESCRIPTOR
@@ -193,7 +194,7 @@ class Character(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="characters",
         help_text="The player who plays this PC. NPCs belong to the GMs and have no owner.",
     )
-    system = models.CharField("combat model", max_length=20, choices=registry.CHOICES)
+    system = models.CharField("combat model", max_length=20, validators=[validate_combat_model])
     stats = models.JSONField(default=dict, blank=True)
     notes = models.TextField(blank=True, max_length=4000)
     gm_notes = models.TextField("GM notes", blank=True, max_length=4000)

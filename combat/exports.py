@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from combat import services, tables
+from combat import services
 from combat.models import Combatant, Encounter, EncounterEvent
 from combat.review import may_see_gm_only, unseen
+from combat.rules import registry
 from combat.rules.core import RuleError, Undone, is_marker, sentence
 from combat.store import engine_for, load_initial
 
@@ -296,7 +297,7 @@ def _check_storable(data: dict) -> None:
             raise ExportImportError("This export contains characters Fray cannot store.")
         if len(piece) > MAX_IMPORT_TEXT:
             raise ExportImportError("This export holds text far longer than any Fray export does.")
-    if not tables.playable(str(meta.get("model"))):
+    if str(meta.get("model")) not in registry.MODELS:
         raise ExportImportError("This export is of a combat model Fray cannot play.")
     if not text(meta.get("name"), limit(Encounter, "name")):
         raise missing

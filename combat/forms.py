@@ -1,7 +1,6 @@
-from django import forms
-
 from datetime import timedelta
 
+from django import forms
 from django.utils import timezone
 
 from campaigns.models import Character, GameSession
@@ -29,7 +28,7 @@ class EncounterForm(forms.Form):
     """The encounter builder: who fights, the ship, surprise and the model's settings."""
 
     name = forms.CharField(max_length=120)
-    model = forms.ChoiceField(label="Combat model", choices=registry.CHOICES)
+    model = forms.ChoiceField(label="Combat model", choices=registry.choices)  # read per form: registered models
     session = forms.ModelChoiceField(queryset=GameSession.objects.none(), required=False, label="Game session",
                                      help_text="The evening this fight belongs to, for the archive.")
     pcs = _IdChoices(label="Player characters", queryset=Character.objects.none(),
@@ -40,7 +39,7 @@ class EncounterForm(forms.Form):
         self.campaign = campaign
         chosen = self.data.get("model") or self.initial.get("model") or campaign.combat_model
         if chosen not in registry.MODELS:
-            chosen = campaign.combat_model
+            chosen = campaign.combat_model if campaign.combat_model in registry.MODELS else next(iter(registry.MODELS))
         self.model_spec = registry.get(chosen)
         self.fields["model"].initial = chosen
         sessions = GameSession.objects.filter(campaign=campaign).exclude(status=GameSession.Status.CANCELLED)
@@ -68,18 +67,15 @@ class EncounterForm(forms.Form):
         for setting in self.model_spec.settings:
             name = f"setting_{setting.key}"
             if setting.choices:
-                self.fields[name] = forms.ChoiceField(label=setting.label, choices=[(str(v), l) for v, l in setting.choices],
+                self.fields[name] = forms.ChoiceField(label=setting.label,
+                                                      choices=[(str(v), label) for v, label in setting.choices],
                                                       initial=str(setting.default), help_text=setting.help)
             elif isinstance(setting.default, bool):
                 self.fields[name] = forms.BooleanField(label=setting.label, required=False, initial=setting.default)
-        self.table = tables.get(chosen) if tables.playable(chosen) else None
-        self.table_field_names = []
-        if self.table is not None:
-            before = set(self.fields)
-            self.table.build_form(self)
-            self.table_field_names = [name for name in self.fields if name not in before]
-        else:
-            self.fields["model"].help_text = f"{self.model_spec.name} encounters cannot be played yet."
+        self.table = tables.get(chosen)
+        before = set(self.fields)
+        self.table.build_form(self)
+        self.table_field_names = [name for name in self.fields if name not in before]
 
     def table_fields(self):
         """The fields the chosen model's table adds (its ship or ships, say)."""
@@ -93,11 +89,9 @@ class EncounterForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        if self.table is None:
-            raise forms.ValidationError(f"{self.model_spec.name} encounters cannot be played yet.")
         cleaned["enemies"] = [(npc, cleaned.get(f"npc_{npc.pk}") or 0) for npc in self.npcs
                               if (cleaned.get(f"npc_{npc.pk}") or 0) > 0]
-        if not cleaned["enemies"] and getattr(self.table, "ENEMIES_REQUIRED", True):
+        if not cleaned["enemies"] and self.table.ENEMIES_REQUIRED:
             raise forms.ValidationError("Add at least one enemy.")
         cleaned["settings"] = {s.key: cleaned.get(f"setting_{s.key}") for s in self.model_spec.settings
                                if f"setting_{s.key}" in cleaned}

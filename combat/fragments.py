@@ -24,7 +24,7 @@ class Renderer:
         self.state = state
         self._views: dict[bool, dict] = {}
         self._replayed: dict = {}  # the log replayed once, shared by every audience's view of it
-        self.template = tables.template(encounter.model)
+        self.template = tables.get(encounter.model).template
         self._html: dict[tuple, str] = {}
 
     @cached_property

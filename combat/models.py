@@ -1,4 +1,5 @@
 from django.conf import settings as django_settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
@@ -9,6 +10,13 @@ from combat.rules import registry
 from combat.rules.core import as_players_know, from_json
 
 
+def validate_combat_model(value: str) -> None:
+    """A key of the rules registry. Checked here rather than with field choices, so registering a model needs no
+    migration."""
+    if value not in registry.MODELS:
+        raise ValidationError("Choose one of the combat models Fray plays.", code="invalid_choice")
+
+
 class Encounter(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -17,7 +25,7 @@ class Encounter(models.Model):
 
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="encounters")
     name = models.CharField(max_length=120)
-    model = models.CharField("combat model", max_length=20, choices=registry.CHOICES)
+    model = models.CharField("combat model", max_length=20, validators=[validate_combat_model])
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.DRAFT)
     settings = models.JSONField(default=dict, blank=True)
     setup = models.JSONField(default=dict, blank=True,
@@ -70,7 +78,7 @@ class Encounter(models.Model):
         if self.status == self.Status.DRAFT:
             return "Not started"
         spec = registry.get(self.model)
-        if not spec.playable or not self.state:
+        if not self.state:
             return self.get_status_display()
         state = from_json(spec.engine.State, self.state)
         verdict = spec.engine.outcome(state if gm else as_players_know(state))

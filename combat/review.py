@@ -3,13 +3,12 @@
 Built by replaying the log once. GM-only entries reach a player only when the GM has revealed the log
 after the encounter ended.
 
-Each model's table names its facts module (`table.review`), pure Python beside its rules. It provides
-`facts(state, event) -> Facts` (the state just before the event) and `MODEL_FIGURES` ((key, label, GM-only)
-for the model's own columns, each an attribute of its Facts or a key of `Facts.extra`), and may provide
-`round_title(n)` and `section_title(phase, turn, names)` for the timeline's headings, `subjects(state)` ->
-[(key, name, side)] when the summary has rows beyond the state's fighters (SW5e's ships) or fewer (a `gm` keyword
-on it leaves out, for players, who they never saw; without `subjects`, `default_subjects` is used), and a `gm`
-keyword on `facts` when what a player may see of an event's rolls and figures depends on the viewer.
+What is the model's own comes from its table (combat.tables.base.Table): `facts(state, event, gm) -> Facts` (the
+state just before the event; pure functions beside its rules, in its `review` module), `figures` ((key, label,
+GM-only) for the model's own columns, each an attribute of its Facts or a key of `Facts.extra`), `subjects(state,
+gm)` -> [(key, name, side)] (the summary's rows: every fighter by default, SW5e's ships and crews), and
+`round_title(n)` / `section_title(phase, turn, names)` for the timeline's headings. A table without a `review`
+module gives no facts: the timeline is there, with no figures.
 
 Unseen enemies (an enemy whose id is in no PC's `aware_of`) never reach a player who may not see GM-only entries:
 whatever a model's `subjects` returns, their rows are left out of the summary and the character filter, so no
@@ -23,14 +22,13 @@ die) and `complexity, chance` (Burn Bryte's chart; 0 and None elsewhere).
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from combat import tables
 from combat.models import Encounter
-from combat.rules.core import MARKER_SENTENCES, active_events, is_marker, seen_by_party
+from combat.rules.core import MARKER_SENTENCES, Sight, active_events, is_marker
 from combat.store import engine_for, load_initial, load_log
 
 
@@ -73,7 +71,7 @@ class Review:
     model_figures: tuple[tuple[str, str], ...]
     fighters: dict[str, str]
     kinds: list[str]
-    facts: object = None  # the model's facts module, for the timeline's headings
+    table: tables.Table  # the model's table, for the timeline's headings
 
 
 def may_see_gm_only(encounter: Encounter, is_gm: bool) -> bool:
@@ -84,50 +82,33 @@ def unseen(state) -> set[str]:
     """The ids of the enemies no PC is aware of (an id in no PC's `aware_of`): what players never see named.
 
     Empty for a model whose fighters do not track awareness (SW5e's crews)."""
-    fighters = tuple(getattr(state, "fighters", ()))
-    if not all(hasattr(f, "aware_of") for f in fighters):
-        return set()
-    seen = seen_by_party(fighters)
-    return {f.id for f in fighters if f.side != "pc" and f.id not in seen}
+    sight = Sight(state.fighters, gm=False)
+    return {f.id for f in state.fighters if sight.unseen(f.id)}
 
 
-def default_subjects(state, gm: bool = True) -> list[tuple[str, str, str]]:
-    """The summary's rows for a model without its own `subjects`: every fighter for the GM; for players, every
-    fighter but the unseen enemies."""
-    hidden = set() if gm else unseen(state)
-    return [(f.id, f.name, f.side) for f in state.fighters if f.id not in hidden]
-
-
-def _subjects_for(facts_module, show_all: bool):
-    """state -> [(key, name, side)] as this viewer may see them: the model's `subjects` (or the default), and for
-    players never an unseen enemy, whatever the model's own function returns."""
-    subjects = getattr(facts_module, "subjects", default_subjects)
-    if "gm" in inspect.signature(subjects).parameters:
-        subjects = functools.partial(subjects, gm=show_all)
-    if show_all:
-        return subjects
-
-    def for_players(state) -> list[tuple[str, str, str]]:
+def _subjects_for(table: tables.Table, show_all: bool) -> Callable[[object], list[tuple[str, str, str]]]:
+    """state -> [(key, name, side)] as this viewer may see them: the table's `subjects`, and for players never an
+    unseen enemy, whatever the table returns."""
+    def subjects(state) -> list[tuple[str, str, str]]:
+        rows = table.subjects(state, gm=show_all)
+        if show_all:
+            return rows
         hidden = unseen(state)
-        return [row for row in subjects(state) if row[0] not in hidden]
+        return [row for row in rows if row[0] not in hidden]
 
-    return for_players
+    return subjects
 
 
 def build(encounter: Encounter, is_gm: bool) -> Review:
     engine = engine_for(encounter)
-    facts_module = tables.get(encounter.model).review
+    table = tables.get(encounter.model)
     show_all = may_see_gm_only(encounter, is_gm)
-    facts_of = facts_module.facts
-    if "gm" in inspect.signature(facts_of).parameters:
-        facts_of = functools.partial(facts_of, gm=show_all)
     log = load_log(encounter)
     live = {item.seq for item in active_events(log)}
     state = load_initial(encounter)
-    subjects = _subjects_for(facts_module, show_all)
+    subjects = _subjects_for(table, show_all)
     summaries = {key: Summary(key, name, side) for key, name, side in subjects(state)}
-    figures = tuple((key, label) for key, label, gm_only in facts_module.MODEL_FIGURES
-                    if show_all or not gm_only)
+    figures = tuple((key, label) for key, label, gm_only in table.figures if show_all or not gm_only)
     for s in summaries.values():
         s.figures = {key: 0 for key, _ in figures}
     entries: list[Entry] = []
@@ -143,7 +124,7 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
         counted = item.seq in live
         try:
             text = engine.describe(state, event, gm=show_all)
-            f = facts_of(state, event)
+            f = table.facts(state, event, gm=show_all)
         except Exception:  # an undone entry may refer to something the replayed state no longer has
             text, f = event.kind.replace("_", " ").capitalize() + ".", None
         gm_only = event.audience == "gm"
@@ -164,7 +145,7 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
         model_figures=figures,
         fighters={key: name for key, name, _ in subjects(state)},
         kinds=sorted({e.kind for e in entries}),
-        facts=facts_module,
+        table=table,
     )
 
 
@@ -207,20 +188,10 @@ def filtered(review: Review, fighter: str = "", kind: str = "") -> list[Entry]:
             if (not fighter or e.actor == fighter or e.turn == fighter) and (not kind or e.kind == kind)]
 
 
-def _round_title(n: int) -> str:
-    return f"Round {n}"
-
-
-def _section_title(phase: int, turn: str, names: dict[str, str]) -> str:
-    return f"{names.get(turn, 'someone')}'s turn" if turn else "Between turns"
-
-
-def grouped(entries: list[Entry], names: dict[str, str], facts=None
+def grouped(entries: list[Entry], names: dict[str, str], table: tables.Table
             ) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
-    """[(round title, [(phase or turn title, entries)])] in log order, headed as the model's facts say."""
-    round_title = getattr(facts, "round_title", _round_title)
-    section_title = getattr(facts, "section_title", _section_title)
+    """[(round title, [(phase or turn title, entries)])] in log order, headed as the model's table says."""
     rounds: dict[int, dict[str, list[Entry]]] = {}
     for e in entries:
-        rounds.setdefault(e.round, {}).setdefault(section_title(e.phase, e.turn, names), []).append(e)
-    return [(round_title(r), list(phases.items())) for r, phases in rounds.items()]
+        rounds.setdefault(e.round, {}).setdefault(table.section_title(e.phase, e.turn, names), []).append(e)
+    return [(table.round_title(r), list(phases.items())) for r, phases in rounds.items()]

@@ -27,7 +27,8 @@ def encounter_log(request, campaign_id, encounter_id):
     kind = kind if kind in data.kinds else ""
     context = {
         "membership": membership, "campaign": membership.campaign, "encounter": encounter, "review": data,
-        "timeline": review.grouped(review.filtered(data, fighter, kind), data.fighters, data.facts), "fighter": fighter, "kind": kind,
+        "timeline": review.grouped(review.filtered(data, fighter, kind), data.fighters, data.table),
+        "fighter": fighter, "kind": kind,
         "fighters": sorted(data.fighters.items(), key=lambda kv: kv[1]),
         "kinds": [(k, k.replace("_", " ")) for k in data.kinds],
         "face_charts": charts.dice_faces(data.faces),

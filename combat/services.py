@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from campaigns.models import Character, Membership
+from campaigns.models import Membership
 from combat import store, tables
 from combat.broadcast import broadcast
 from combat.models import Combatant, Encounter, EncounterEvent, LogCheckpoint
@@ -62,9 +62,9 @@ def create_encounter(campaign, user, *, name, model, pcs, enemies, ship=None, se
                      session=None, setup=None) -> Encounter:
     """A draft encounter. `pcs`: PC characters; `enemies`: [(NPC character, quantity)]; `hidden`: character ids
     the other side is not aware of; `setup`: what the model's builder chose beyond that (see combat.tables)."""
+    if model not in registry.MODELS:
+        raise RuleError("Choose one of the combat models Fray plays.")
     spec = registry.get(model)
-    if not tables.playable(model):
-        raise RuleError(f"{spec.name} encounters cannot be played yet.")
     encounter = Encounter.objects.create(
         campaign=campaign, name=name, model=model, ship=ship, session=session, created_by=user,
         settings=clean_settings(spec.settings, settings), setup=setup or {},
@@ -278,11 +278,7 @@ def _end(encounter, user, key) -> Result:
     points) ends here."""
     engine = store.engine_for(encounter)
     state = from_json(engine.State, encounter.state)
-    table = tables.get(encounter.model)
-    if hasattr(table, "write_back"):
-        table.write_back(encounter, state)
-    else:
-        write_back_characters(encounter, engine.write_back(state))
+    tables.get(encounter.model).write_back(encounter, state)
     seq = _append_marker(encounter, engine, Ended(), user, key)
     encounter.status = Encounter.Status.ENDED
     encounter.ended_at = timezone.now()
@@ -339,17 +335,6 @@ def reveal_log(encounter: Encounter, reveal: bool) -> None:
         raise RuleError("The log can be revealed once the encounter has ended.")
     encounter.log_revealed = reveal
     encounter.save(update_fields=["log_revealed"])
-
-
-def write_back_characters(encounter: Encounter, keep: dict[str, dict]) -> None:
-    """Merge each combatant's persisting values (keyed by combatant key) into its character's stats."""
-    combatants = {c.key: c for c in encounter.combatants.select_related("character")}
-    for fighter_key, values in keep.items():
-        character = combatants[fighter_key].character if fighter_key in combatants else None
-        if character is None:
-            continue
-        character.stats = {**character.full_stats(), **values}
-        Character.objects.filter(pk=character.pk).update(stats=character.stats)
 
 
 def _broadcast_on_commit(encounter: Encounter, state=None, players: bool = True) -> None:

@@ -3,17 +3,17 @@ through here, so the writers (combat.services) and the readers never import each
 
 from __future__ import annotations
 
-from combat import tables
 from combat.models import Encounter, EncounterEvent, LogCheckpoint
 from combat.rules import registry
+from combat.rules.contract import Engine
 from combat.rules.core import Logged, RuleError, from_json
 
 
-def engine_for(encounter: Encounter):
-    model = registry.get(encounter.model)
-    if not tables.playable(model.key):
-        raise RuleError(f"{model.name} encounters cannot be played yet.")
-    return model.engine
+def engine_for(encounter: Encounter) -> Engine:
+    try:
+        return registry.get(encounter.model).engine
+    except KeyError:
+        raise RuleError("This encounter's combat model is not one Fray plays.") from None
 
 
 def load_state(encounter: Encounter):

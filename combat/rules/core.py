@@ -30,7 +30,7 @@ def require(condition: bool, sentence: str) -> None:
 # --- JSON codec for frozen dataclasses -------------------------------------------------------------
 
 def to_json(value: Any) -> Any:
-    kind = type(value)
+    kind: type = type(value)
     if value is None or kind in _SCALARS:
         return value
     if kind in (list, tuple):
@@ -75,7 +75,7 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
         nullable = type(None) in args
         options = tuple(arg for arg in args if arg is not type(None))
 
-        def union(data):
+        def union(data: Any) -> Any:
             if data is None and nullable:
                 return None
             last_error = None
@@ -89,7 +89,7 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
     if origin is tuple:
         args = typing.get_args(tp)
 
-        def sequence(data):
+        def sequence(data: Any) -> Any:
             if not isinstance(data, (list, tuple)):
                 raise TypeError(f"expected a list for {tp}")
             if len(args) == 2 and args[1] is Ellipsis:
@@ -100,7 +100,7 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
     if origin is dict:
         key_tp, value_tp = typing.get_args(tp)
 
-        def mapping(data):
+        def mapping(data: Any) -> Any:
             if not isinstance(data, dict):
                 raise TypeError(f"expected an object for {tp}")
             key, value = _decoder(key_tp), _decoder(value_tp)
@@ -109,13 +109,13 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
     if origin is typing.Literal:
         allowed = typing.get_args(tp)
 
-        def literal(data):
+        def literal(data: Any) -> Any:
             if data not in allowed:
                 raise ValueError(f"{data!r} is not one of {allowed}")
             return data
         return literal
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        def record(data):
+        def record(data: Any) -> Any:
             if not isinstance(data, dict):
                 raise TypeError(f"expected an object for {tp.__name__}")
             return tp(**{name: decode(data[name]) for name, decode in _field_decoders(tp) if name in data})
@@ -308,17 +308,19 @@ class EventCodec:
     """Maps event kinds and command names to their classes for one model."""
 
     def __init__(self, events: Iterable[type[Event]], commands: Iterable[type[Command]]):
-        self.events = {e.kind: e for e in (*events, *MARKERS)}
+        known: tuple[type[Event], ...] = (*events, *MARKERS)
+        self.events = {e.kind: e for e in known}
         self.commands = {c.name: c for c in commands}
         assert all(self.events) and all(self.commands), "every event needs a kind and every command a name"
 
-    def event_to_json(self, event: Event) -> dict:
+    def event_to_json(self, event: Event) -> dict[str, Any]:
         return {"kind": event.kind, "data": to_json(event)}
 
-    def event_from_json(self, payload: dict) -> Event:
-        return from_json(self.events[payload["kind"]], payload["data"])
+    def event_from_json(self, payload: dict[str, Any]) -> Event:
+        event: Event = from_json(self.events[payload["kind"]], payload["data"])
+        return event
 
-    def command_from_json(self, name: str, data: dict) -> Command:
+    def command_from_json(self, name: str, data: dict[str, Any]) -> Command:
         """Build a command from untrusted input; anything malformed is a RuleError with a sentence."""
         cls = self.commands.get(name)
         if cls is None:
@@ -327,14 +329,16 @@ class EventCodec:
             raise RuleError("That action arrived garbled; please try again.")
         known = {f.name for f in dataclasses.fields(cls)}
         try:
-            return from_json(cls, {k: v for k, v in data.items() if k in known})
+            command: Command = from_json(cls, {k: v for k, v in data.items() if k in known})
+            return command
         except (TypeError, ValueError, KeyError):
             raise RuleError(f"{cls.label or cls.name} arrived with missing or wrong values.") from None
 
 
 def coerce_form(cls: type[Command], form: dict[str, Any]) -> dict[str, Any]:
     """Turn form strings into the JSON types a command's fields expect; junk is a RuleError sentence."""
-    hints = _type_hints(cls)
+    command_class: type = cls
+    hints = _type_hints(command_class)
     out: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
         if f.name not in form:
@@ -380,8 +384,8 @@ class Sight:
         self.seen = seen_by_party(fighters)
         # A model whose combatants carry no `aware_of` (SW5e crews: surprise does that job) hides no one.
         self._tracks = any(hasattr(f, "aware_of") for f in fighters)
-        self._sides = {f.id: f.side for f in fighters}
-        self._names = {f.id: f.name for f in fighters}
+        self._sides: dict[str, str] = {f.id: f.side for f in fighters}
+        self._names: dict[str, str] = {f.id: f.name for f in fighters}
 
     def side(self, fid: str) -> str:
         """The combatant's side, "" for an id this encounter does not have."""

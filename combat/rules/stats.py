@@ -97,7 +97,7 @@ class StatSchema:
     capped: tuple[tuple[str, str], ...] = ()
     groups: tuple[str, ...] = field(default=())
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         keys = [s.key for s in self.stats]
         assert len(keys) == len(set(keys)), f"duplicate stat keys in {self.model}"
 
@@ -142,5 +142,5 @@ class StatSchema:
         return [(self.get(k).label, values.get(k, self.get(k).default)) for k in keys]
 
 
-def die_choices(sizes=(4, 6, 8, 10, 12)) -> tuple[tuple[int, str], ...]:
+def die_choices(sizes: tuple[int, ...] = (4, 6, 8, 10, 12)) -> tuple[tuple[int, str], ...]:
     return tuple((size, f"d{size}") for size in sizes)

@@ -7,24 +7,18 @@ from django import forms
 from campaigns.models import Campaign
 from combat.rules import burn_bryte as bb
 from combat.rules import core
-from combat.rules.burn_bryte import review  # noqa: F401  (the model's after-action facts)
-from combat.tables import fighters_from
+from combat.rules.burn_bryte import review as bb_review
+from combat.tables.base import Table, fighters_from
 from ships.models import Ship
 
 PHASE_TITLES = {1: "Enemies declare", 2: "Players act", 3: "Enemies move and resolve"}
 DEFAULT_LIVABILITY = 3
-PERSISTS = ("Health Levels, conditions, Nova points and Nova boxes go back to the characters' sheets; the "
-            "Advantages and Collapse points end with the fight.")
 
 
 def build_form(form) -> None:
     form.fields["ship"] = forms.ModelChoiceField(
         queryset=Ship.objects.filter(campaign=form.campaign), required=False,
         help_text="Its Livability Rating caps Advantages and Nova points.")
-
-
-def clean_form(form, cleaned) -> dict:
-    return {}
 
 
 def initial_state(engine, encounter, combatants):
@@ -137,3 +131,17 @@ def _conditions(c) -> list[str]:
         if significant:
             out.append(f"significant {sign}")
     return out
+
+
+class BurnBryteTable(Table):
+    """Burn Bryte at the table: this module's functions are its parts."""
+
+    PERSISTS = ("Health Levels, conditions, Nova points and Nova boxes go back to the characters' sheets; the "
+                "Advantages and Collapse points end with the fight.")
+    review = bb_review
+    section_title = staticmethod(bb_review.section_title)
+
+    build_form = staticmethod(build_form)
+    initial_state = staticmethod(initial_state)
+    public_view = staticmethod(public_view)
+    private_view = staticmethod(private_view)

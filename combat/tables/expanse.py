@@ -12,13 +12,11 @@ from django.core.exceptions import ValidationError
 
 from combat.rules import expanse as ex
 from combat.rules.core import RuleError, seen_by_party
-from combat.rules.expanse import review  # noqa: F401  (the model's after-action facts)
+from combat.rules.expanse import review as ex_review
 from combat.rules.expanse import rulebook as T
 from combat.rules.expanse.stats import CONDITIONS
-from combat.tables import fighters_from, namer
+from combat.tables.base import Table, fighters_from, namer
 
-PERSISTS = ("Fortune and conditions go back to the characters' sheets (take the breathers first if the "
-            "group rests); stunt points and the round's effects end with the fight.")
 DAMAGE_CONDITIONS = tuple(c for c in CONDITIONS if c != T.TAKEN_OUT)
 EFFECT_LABELS = {
     "": "None (narrated only)", "fortune": "Regain Fortune per SP", "initiative": "+3 initiative per SP",
@@ -394,3 +392,19 @@ def private_view(encounter, state, user_id: int) -> dict:
               for p in mine)
     return {"mine": mine, "entered_dice": bool(state.settings.get("entered_dice")),
             "your_turn": your_turn, "you_may_act": may, "round": state.round}
+
+
+class ExpanseTable(Table):
+    """The Expanse (AGE) at the table: this module's functions are its parts."""
+
+    PERSISTS = ("Fortune and conditions go back to the characters' sheets (take the breathers first if the "
+                "group rests); stunt points and the round's effects end with the fight.")
+    review = ex_review
+    round_title = staticmethod(ex_review.round_title)
+    section_title = staticmethod(ex_review.section_title)
+
+    build_form = staticmethod(build_form)
+    clean_form = staticmethod(clean_form)
+    initial_state = staticmethod(initial_state)
+    public_view = staticmethod(public_view)
+    private_view = staticmethod(private_view)

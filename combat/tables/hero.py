@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from combat.rules import hero
 from combat.rules.core import as_players_know, seen_by_party
-from combat.rules.hero import review  # noqa: F401  (the model's after-action facts)
-from combat.tables import fighters_from, namer
+from combat.rules.hero import review as hero_review
+from combat.tables.base import Table, fighters_from, namer
 
-PERSISTS = "STUN, BODY and END go back to the player characters' sheets; held actions and aborts end with the fight."
 SEGMENTS = tuple(range(1, 13))
 MARK_LABELS = {
     "phase": "phase to come", "acted": "acted", "passed": "let the phase go by", "held": "held the action",
@@ -28,14 +27,6 @@ ABORTS = tuple((k, v) for k, v in hero.DEFENSIVE.items() if k != "other")
 
 
 # --- building and starting ------------------------------------------------------------------------------
-
-def build_form(form) -> None:
-    """The HERO builder needs nothing beyond the characters and the settings."""
-
-
-def clean_form(form, cleaned) -> dict:
-    return {}
-
 
 def initial_state(engine, encounter, combatants):
     return engine.initial_state(fighters_from(engine, combatants), encounter.settings)
@@ -221,3 +212,21 @@ def private_view(encounter, state, user_id: int) -> dict:
     return {"mine": mine, "actions": ACTIONS, "your_turn": any(p["on_floor"] for p in mine),
             "you_may_act": any(p["can_release"] and not p["on_floor"] for p in mine),
             "segment": state.segment, "turn": state.turn}
+
+
+class HeroTable(Table):
+    """The HERO System at the table (the builder needs nothing beyond the characters and the settings): this
+    module's functions are its parts."""
+
+    PERSISTS = ("STUN, BODY and END go back to the player characters' sheets; held actions and aborts end with the "
+                "fight.")
+    review = hero_review
+    round_title = staticmethod(hero_review.round_title)
+    section_title = staticmethod(hero_review.section_title)
+
+    initial_state = staticmethod(initial_state)
+    public_view = staticmethod(public_view)
+    private_view = staticmethod(private_view)
+
+    def facts(self, state, event, gm: bool):
+        return hero_review.facts(state, event, gm=gm)  # what a player may see of a roll depends on the viewer

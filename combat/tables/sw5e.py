@@ -21,14 +21,12 @@ from django.core.exceptions import ValidationError
 
 from combat.rules import sw5e as sw
 from combat.rules.core import RuleError, as_players_know
-from combat.rules.sw5e import review  # noqa: F401  (the model's after-action facts)
+from combat.rules.sw5e import review as sw_review
 from combat.rules.sw5e import ship as sws
 from combat.rules.sw5e.stats import STATIONS
+from combat.tables.base import Table
 from ships.models import CrewAssignment, Ship
 
-PERSISTS = ("Each party and NPC ship keeps its hull and shield points, hull and shield dice and the power dice in "
-            "its stores; the crew's actions and reactions end with the fight.")
-ENEMIES_REQUIRED = False  # the other side is NPC ships; NPC crew are optional (the GM acts for a crewless ship)
 TAKING_PART = (("", "Not in this fight"), ("ready", "In the fight"), ("surprised", "In the fight, surprised"))
 STAGE_TITLES = {"power": "the reactor's power dice wait for the crew",
                 "start": "the crew may regenerate shields",
@@ -413,3 +411,27 @@ def private_view(encounter, state, user_id: int) -> dict:
             **_status(state, False),
             "your_turn": any(m["acting"] for m in mine),
             "you_may_act": any(m["can_start"] or m["can_roll"] or m["can_distribute"] for m in mine)}
+
+
+class Sw5eTable(Table):
+    """SW5e starship combat at the table: this module's functions are its parts."""
+
+    PERSISTS = ("Each party and NPC ship keeps its hull and shield points, hull and shield dice and the power dice in "
+                "its stores; the crew's actions and reactions end with the fight.")
+    ENEMIES_REQUIRED = False  # the other side is NPC ships; NPC crew are optional (the GM acts for a crewless ship)
+    review = sw_review
+    round_title = staticmethod(sw_review.round_title)
+    section_title = staticmethod(sw_review.section_title)
+
+    build_form = staticmethod(build_form)
+    clean_form = staticmethod(clean_form)
+    initial_state = staticmethod(initial_state)
+    public_view = staticmethod(public_view)
+    private_view = staticmethod(private_view)
+    write_back = staticmethod(write_back)  # to the ships.Ship rows, not to characters
+
+    def facts(self, state, event, gm: bool):
+        return sw_review.facts(state, event, gm=gm)  # an NPC ship's numbers are the GM's
+
+    def subjects(self, state, gm: bool) -> list[tuple[str, str, str]]:
+        return sw_review.subjects(state)  # the ships and their crews

@@ -440,7 +440,7 @@ def test_registry_declares_settings_and_who_may_issue_commands():
     from combat.rules import registry
 
     model = registry.get("burn_bryte")
-    assert model.playable
+    assert model.engine is bb
     assert {s.key for s in model.settings} >= {"change_cost", "entered_dice", "surprise"}
     who = model.command_who()
     assert who["skill_roll"] == "owner" and who["declare"] == "gm" and who["resolve_failure"] == "gm"
