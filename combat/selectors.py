@@ -12,6 +12,7 @@ from combat import tables
 from combat.models import Encounter, EncounterEvent
 from combat.rules.core import MARKER_SENTENCES, WORDING, Undone, active_events, sentence
 from combat.store import engine_for, load_initial, load_log
+from combat.tables.viewmodels import GmShared, LogEntry, PrivateView, Shared, context
 
 LOG_LIMIT = 30  # entries on the live table's log
 LOG_WINDOW = 4 * LOG_LIMIT  # entries put into words to find them (some may be hidden from the viewer)
@@ -24,41 +25,40 @@ def encounters_for(membership: Membership):
     return qs
 
 
-def _base(encounter: Encounter, gm: bool) -> dict:
-    """What every view of the table carries. `version`: the audience's own (players' counts only what they may
-    read). `form_key`: starts every action form's idempotency key; random per render, so no one can guess it."""
+def shared_view(encounter: Encounter, gm: bool, log: tuple[LogEntry, ...] = ()) -> Shared:
+    """What every audience's view of the table carries (see viewmodels.Shared); a GM's also the campaign's and the
+    NPCs' notes."""
     version = encounter.version if gm else encounter.players_version
-    return {"encounter": encounter, "ended": encounter.status == Encounter.Status.ENDED, "version": version,
-            "form_key": f"{encounter.pk}-{version}-{secrets.token_urlsafe(9)}"}
+    common = {"encounter": encounter, "gm": gm, "ended": encounter.status == Encounter.Status.ENDED,
+              "version": version, "form_key": f"{encounter.pk}-{version}-{secrets.token_urlsafe(9)}", "log": log}
+    if not gm:
+        return Shared(**common)
+    return GmShared(**common, campaign_notes=encounter.campaign.gm_notes, npc_notes=_npc_notes(encounter))
 
 
 def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None, start=None, tail=None) -> dict:
-    """Everything on the table for the GM (gm=True) or for every player (gm=False). No per-user facts.
-
-    The model's table builds its part; the log and, for GMs, the campaign's and NPCs' notes are the same for
-    every model. `log`, `start`, `replayed`, `tail`: see log_view."""
-    view = {**_base(encounter, gm), "gm": gm, **tables.get(encounter.model).public_view(encounter, state, gm),
-            "log": log_view(encounter, gm, log=log, replayed=replayed, start=start, tail=tail)}
-    if gm:
-        view.update(campaign_notes=encounter.campaign.gm_notes, npc_notes=_npc_notes(encounter))
-    return view
+    """The template context of everything on the table for the GM (gm=True) or for every player (gm=False): the
+    model table's typed view and the shared part. No per-user facts. `log`, `start`, `replayed`, `tail`: see
+    log_view."""
+    entries = tuple(log_view(encounter, gm, log=log, replayed=replayed, start=start, tail=tail))
+    return context(shared_view(encounter, gm, entries), tables.get(encounter.model).public_view(encounter, state, gm))
 
 
-def _npc_notes(encounter: Encounter) -> list[tuple[str, str]]:
+def _npc_notes(encounter: Encounter) -> tuple[tuple[str, str], ...]:
     """GM notes of the NPC kinds in this encounter (GM view only)."""
     rows = (Character.objects.filter(combatants__encounter=encounter, kind=Character.Kind.NPC)
             .exclude(gm_notes="").distinct().values_list("name", "gm_notes"))
-    return list(rows)
+    return tuple(rows)
 
 
 def private_view(encounter: Encounter, state, user_id: int) -> dict:
-    """One player's own sheet and controls; `your_turn` and `you_may_act` drive the banner and vibration."""
-    return {**_base(encounter, gm=False), "your_turn": False, "you_may_act": False,
-            **tables.get(encounter.model).private_view(encounter, state, user_id)}
+    """The template context of one player's own sheet and controls (the model table's typed private view)."""
+    return context(PrivateView(), shared_view(encounter, gm=False),
+                   tables.get(encounter.model).private_view(encounter, state, user_id))
 
 
 def log_view(encounter: Encounter, gm: bool, limit: int | None = LOG_LIMIT, log=None, replayed=None,
-             start=None, tail=None) -> list[dict]:
+             start=None, tail=None) -> list[LogEntry]:
     """The log as sentences, newest first; undone entries are kept and marked; GM-only ones only for GMs.
 
     The newest `limit` entries this viewer may read, in the words stored with them (one query). Should one of
@@ -100,7 +100,7 @@ def log_view(encounter: Encounter, gm: bool, limit: int | None = LOG_LIMIT, log=
             return entries
 
 
-def _stored(encounter: Encounter, gm: bool, limit: int) -> list[dict] | None:
+def _stored(encounter: Encounter, gm: bool, limit: int) -> list[LogEntry] | None:
     """The newest `limit` entries the viewer may read, in their stored words; None if one has none stored under the
     current rules.core.WORDING.
 
@@ -132,7 +132,7 @@ def _replay_from(engine, encounter, log, live, first, start=None) -> list:
     return states
 
 
-def _describe_tail(engine, log, live, gm, first, states) -> list[dict]:
+def _describe_tail(engine, log, live, gm, first, states) -> list[LogEntry]:
     entries = []
     for item, state in zip(log[first:], states, strict=True):
         text = sentence(engine.describe, state, item.event, gm)
@@ -142,5 +142,5 @@ def _describe_tail(engine, log, live, gm, first, states) -> list[dict]:
     return entries
 
 
-def _entry(seq: int, text: str, kind: str, audience: str, not_live: bool) -> dict:
-    return {"seq": seq, "text": text, "undone": not_live and kind not in MARKER_SENTENCES, "gm_only": audience == "gm"}
+def _entry(seq: int, text: str, kind: str, audience: str, not_live: bool) -> LogEntry:
+    return LogEntry(seq=seq, text=text, undone=not_live and kind not in MARKER_SENTENCES, gm_only=audience == "gm")

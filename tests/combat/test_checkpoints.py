@@ -76,11 +76,11 @@ def test_the_stored_words_are_the_words_a_replay_of_the_log_gives(campaign, gm, 
     for gm_view in (True, False):
         stored = selectors.log_view(encounter, gm_view, limit=limit)
         replayed = selectors.log_view(encounter, gm_view, limit=limit, log=store.load_log(encounter))
-        assert [(e["seq"], e["undone"], e["gm_only"]) for e in stored] == \
-            [(e["seq"], e["undone"], e["gm_only"]) for e in replayed]
-        assert [e["text"] for e in stored if not e["undone"]] == [e["text"] for e in replayed if not e["undone"]]
+        assert [(e.seq, e.undone, e.gm_only) for e in stored] == \
+            [(e.seq, e.undone, e.gm_only) for e in replayed]
+        assert [e.text for e in stored if not e.undone] == [e.text for e in replayed if not e.undone]
         if not gm_view:
-            assert not any("SECRET" in e["text"] for e in stored)
+            assert not any("SECRET" in e.text for e in stored)
 
 
 def test_a_long_log_is_read_in_its_words_and_without_them_replayed_from_its_newest_checkpoint(
@@ -126,10 +126,10 @@ def test_a_viewer_who_sees_little_of_the_tail_gets_entries_from_before_it(campai
     encounter = start(campaign, gm, pc, npc)
     play(encounter, gm, pc, npc, ["hurt", "heal"] * 20 + ["enemy"] * 240)
     stored = selectors.log_view(encounter, False)  # in the stored words: one query finds them
-    assert len(stored) == selectors.LOG_LIMIT and all("Luwe" in e["text"] for e in stored)
+    assert len(stored) == selectors.LOG_LIMIT and all("Luwe" in e.text for e in stored)
     unword(encounter)
     start_state, tail = store.load_log_tail(encounter, keep=selectors.LOG_WINDOW)
     assert start_state is not None and {item.event.target[:3] for item in tail} == {"npc"}
     players = selectors.log_view(encounter, False, log=tail, start=start_state)
-    assert len(players) == selectors.LOG_LIMIT and all("Luwe" in e["text"] for e in players)
+    assert len(players) == selectors.LOG_LIMIT and all("Luwe" in e.text for e in players)
     assert players == selectors.log_view(encounter, False) == stored

@@ -116,7 +116,7 @@ def test_undoing_an_entry_hidden_from_players_is_hidden_from_them_too(ambush, gm
     after = players_table(ambush)
     assert "undid" not in after and version_of(after) == version_of(before)
     ambush.refresh_from_db()
-    gm_log = [entry["text"] for entry in selectors.log_view(ambush, gm=True)]
+    gm_log = [entry.text for entry in selectors.log_view(ambush, gm=True)]
     assert gm_log[0] == "The GM undid the last action."
 
 
@@ -124,7 +124,7 @@ def test_undoing_an_entry_players_read_is_told_to_them(ambush, gm, pc):
     services.submit(ambush.pk, gm, "adjust_health", {"target": f"pc{pc.pk}", "change": -1}, "h")
     services.submit(ambush.pk, gm, "undo", {}, "u")
     ambush.refresh_from_db()
-    assert selectors.log_view(ambush, gm=False)[0]["text"] == "The GM undid the last action."
+    assert selectors.log_view(ambush, gm=False)[0].text == "The GM undid the last action."
 
 
 def test_players_judge_the_fight_by_the_enemies_they_know_of(ambush, gm, player, npc):
