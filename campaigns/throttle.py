@@ -3,15 +3,22 @@ address) within a window refuse every further try until that window ends.
 
 The limits live in settings.FRAY_THROTTLES. The cache is Redis when REDIS_URL is set, so every web process shares
 one count; the embedded default runs one web process and keeps the counts in its memory (config/settings.py).
+A cache that cannot be reached counts nothing and refuses nothing (logged): a Redis outage must not turn every
+join or password reset into a server error.
 """
 
 import hashlib
+import logging
 import math
 import time
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+CACHE_DOWN = (RedisError, OSError)
 
 
 def client_address(request: HttpRequest) -> str | None:
@@ -44,7 +51,11 @@ class Throttle:
         """0 when none of the keys has reached its limit, else the whole minutes until the last of them is free."""
         window, limits = self._config()
         keys = {self._key(kind, value): limits[kind] for kind, value in idents.items()}
-        stored = cache.get_many([*keys, *(key + ":ends" for key in keys)])
+        try:
+            stored = cache.get_many([*keys, *(key + ":ends" for key in keys)])
+        except CACHE_DOWN:
+            log.warning("throttle %s: the cache is unreachable; not throttling", self.name, exc_info=True)
+            return 0
         now = time.time()
         wait = 0.0
         for key, limit in keys.items():
@@ -55,16 +66,22 @@ class Throttle:
     def hit(self, **idents: object) -> None:
         """Count one try against each key. A key's window starts at its first try and ends `minutes` later."""
         window, _ = self._config()
-        for kind, value in idents.items():
-            key = self._key(kind, value)
-            if cache.add(key, 1, window):
-                cache.set(key + ":ends", time.time() + window, window)
-                continue
-            try:
-                cache.incr(key)
-            except ValueError:  # the window ended between add() and incr(): this try opens the next one
-                cache.set(key, 1, window)
-                cache.set(key + ":ends", time.time() + window, window)
+        try:
+            for kind, value in idents.items():
+                self._count(self._key(kind, value), window)
+        except CACHE_DOWN:
+            log.warning("throttle %s: the cache is unreachable; this try is not counted", self.name, exc_info=True)
+
+    @staticmethod
+    def _count(key: str, window: int) -> None:
+        if cache.add(key, 1, window):
+            cache.set(key + ":ends", time.time() + window, window)
+            return
+        try:
+            cache.incr(key)
+        except ValueError:  # the window ended between add() and incr(): this try opens the next one
+            cache.set(key, 1, window)
+            cache.set(key + ":ends", time.time() + window, window)
 
 
 JOIN_CODES = Throttle("join_code")

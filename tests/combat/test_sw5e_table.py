@@ -173,11 +173,13 @@ def gm_html(enc):
 
 
 def _scrub(html: str) -> str:
-    """Without the numbers every page has that mean nothing (versions, keys, CSRF tokens, style colours)."""
+    """Without the numbers every page has that mean nothing (versions, keys, CSRF tokens, style colours, row ids)."""
     html = re.sub(r"<style>.*?</style>", "", html, flags=re.S)
     html = re.sub(r'data-version="\d+"', "", html)
     html = re.sub(r'name="(key|csrfmiddlewaretoken)" value="[^"]*"', "", html)
-    return re.sub(r'id="enc-\d+-[\w-]+"', "", html)
+    # Row ids: the encounter's own (`enc-321-table`, `aria-labelledby="enc-321-status"`), and those in URLs.
+    html = re.sub(r"enc-\d+", "enc-N", html)
+    return re.sub(r"/(campaigns|encounters|characters|ships)/\d+", r"/\1/N", html)
 
 
 def shows_numbers(html: str, numbers=SECRET_NUMBERS) -> list[str]:
