@@ -68,3 +68,17 @@ def test_web_processes_share_their_counts_in_redis(tmp_path):
 def test_the_embedded_default_counts_in_memory(tmp_path):
     cache = _caches_from_env(FRAY_VAR_DIR=str(tmp_path))
     assert cache["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+
+
+@pytest.mark.django_db
+def test_a_cache_that_cannot_be_reached_lets_a_right_code_join(client, gm, outsider, campaign, settings):
+    """Redis down: the throttle counts nothing and refuses nothing, and joining works (not a server error)."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:1/0"}}  # nothing listens on port 1
+    invite = services.regenerate_invite(campaign, gm, days=7)
+    client.force_login(outsider)
+    wrong = client.post(reverse("join_code"), {"code": "WRONG-CODE"})
+    assert wrong.status_code == 400 and "code" in wrong.content.decode().lower()
+    joined = client.post(reverse("join_code"), {"code": invite.code})
+    assert joined.status_code == 302
+    assert Membership.objects.filter(campaign=campaign, user=outsider).exists()
