@@ -29,6 +29,7 @@ $(STAMP): requirements.lock
 	@touch $@
 
 setup: $(STAMP)
+	@git rev-parse --git-dir >/dev/null 2>&1 && git config core.hooksPath .githooks || true
 	$(BIN)/python manage.py migrate --noinput -v0
 	$(BIN)/python manage.py collectstatic --noinput -v0
 
