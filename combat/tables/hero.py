@@ -9,6 +9,7 @@ an action, and the phases it has taken; never the phases it still has to come (t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from combat.rules import hero
 from combat.rules.core import Sight, as_players_know
@@ -327,7 +328,8 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
     return PlayersTable(**facts)
 
 
-def _gm_controls(state) -> dict:
+def _gm_controls(state) -> dict[str, Any]:
+    """The GmTable's fields beyond the chart: the GM's controls and the panel of whoever has the floor."""
     ties = []
     if state.started and state.settings.get("dex_ties") != "roll":
         for group in state.tied_groups():
