@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django import forms
 
 from campaigns.models import Campaign
 from combat.rules import burn_bryte as bb
-from combat.rules import core
 from combat.rules.burn_bryte import review as bb_review
+from combat.rules.core import Sight
 from combat.tables.base import Table, fighters_from
+from combat.tables.viewmodels import PrivateView, gm_only
 from ships.models import Ship
 
 PHASE_TITLES = {1: "Enemies declare", 2: "Players act", 3: "Enemies move and resolve"}
@@ -36,54 +39,187 @@ def enemy_health(fighter, visibility: str) -> str:
     return ""
 
 
-def public_view(encounter, state, gm: bool) -> dict:
-    """Everything on the table for the GM (gm=True) or for every player (gm=False). No per-user facts."""
-    visibility = encounter.campaign.enemy_health_visibility
-    seen_by_party = core.seen_by_party(state.fighters)
+# --- the view models ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class Named:
+    """A combatant in a list of choices."""
+
+    key: str
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PcRow:
+    key: str
+    name: str
+    health: int
+    health_max: int
+    nova_points: int
+    took_turn: bool
+    acting: bool
+    down: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnemyRow:
+    """An enemy the party sees; `health` as the campaign lets players read it (exact, a word, or nothing)."""
+
+    key: str
+    name: str
+    down: bool
+    health: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class GmEnemyRow(EnemyRow):
+    health: str = gm_only("")  # always exact
+    unseen: bool = gm_only(False)  # no PC is aware of it
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeclarationRow:
+    id: int
+    enemy: str
+    target: str
+    target_key: str
+    text: str
+    extra: bool
+    defended: bool
+    outcome: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayersTable:
+    """The table every player sees: the party, the enemies in sight and what those declared."""
+
+    round: int
+    phase: int
+    phase_title: str
+    turn: str
+    turn_name: str
+    chain: bool
+    picker_name: str
+    advantages: int
+    livability: int
+    pcs: tuple[PcRow, ...]
+    enemies: tuple[EnemyRow, ...]
+    declarations: tuple[DeclarationRow, ...]
+    pending_failure: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class GmTable(PlayersTable):
+    """The GM's table: every enemy with exact health, unseen ones too, every declaration, and the controls' lists."""
+
+    enemies: tuple[GmEnemyRow, ...] = gm_only(())
+    declarations: tuple[DeclarationRow, ...] = gm_only(())  # an unseen enemy's too
+    collapse: int = gm_only(0)
+    change_cost: int = gm_only(1)
+    failure_default: str = gm_only("collapse")
+    pcs_left: tuple[str, ...] = gm_only(())
+    all_enemies: tuple[Named, ...] = gm_only(())
+    all_pcs: tuple[Named, ...] = gm_only(())
+    undeclared: tuple[str, ...] = gm_only(())  # enemies aware of the party yet to declare, unseen ones too
+    everyone: tuple[Named, ...] = gm_only(())
+    open_declarations: tuple[DeclarationRow, ...] = gm_only(())
+    skills: tuple[str, ...] = gm_only(())
+    categories: tuple[str, ...] = gm_only(())
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkillOdds:
+    name: str
+    sides: int
+    dice: int
+    chance: int  # percent
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sheet:
+    """One of the player's characters and what it may do now."""
+
+    key: str
+    name: str
+    health: int
+    health_max: int
+    nova_points: int
+    nova_boxes: tuple[int, ...]
+    speed: int
+    down: bool
+    took_turn: bool
+    acting: bool
+    skills: tuple[SkillOdds, ...]
+    conditions: tuple[str, ...]
+    can_claim: bool
+    can_pick: bool
+    free_move_used: bool
+    pending_failure: bool
+    last_roll: bb.Roll | None
+    targets: tuple[Named, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Defendable:
+    """A declared attack in sight a PC may defend against."""
+
+    id: int
+    label: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BurnBrytePrivate(PrivateView):
+    mine: tuple[Sheet, ...]
+    pickable: tuple[Named, ...]
+    defendable: tuple[Defendable, ...]
+    advantages: int
+    entered_dice: bool
+
+
+# --- building them --------------------------------------------------------------------------------------------
+
+def _declaration(state, sight: Sight, d) -> DeclarationRow:
+    return DeclarationRow(id=d.id, enemy=sight.name(d.enemy), target=sight.name(d.target), target_key=d.target,
+                          text=d.text, extra=d.extra, defended=d.defended, outcome=d.outcome)
+
+
+def public_view(encounter, state, gm: bool) -> PlayersTable:
+    """Everything on the table for the GM (gm=True: a GmTable) or for every player. No per-user facts."""
+    sight = Sight(state.fighters, gm)
     turn_name = state.fighter(state.turn).name if state.turn else ""
     picker_name = state.fighter(state.picker).name if state.picker else ""
-    pcs = [{
-        "key": f.id, "name": f.name, "health": f.health, "health_max": f.health_max, "nova_points": f.nova_points,
-        "took_turn": f.took_turn, "acting": f.id == state.turn, "down": f.down,
-    } for f in state.pcs()]
-    enemies = []
-    for f in state.enemies():
-        if not gm and f.id not in seen_by_party:
-            continue
-        enemies.append({
-            "key": f.id, "name": f.name, "down": f.down,
-            "health": f"{f.health}/{f.health_max} HL" if gm else enemy_health(f, visibility),
-            "unseen": f.id not in seen_by_party,
-        })
-    declarations = [{
-        "id": d.id, "enemy": state.fighter(d.enemy).name, "target": state.fighter(d.target).name,
-        "target_key": d.target, "text": d.text, "extra": d.extra, "defended": d.defended, "outcome": d.outcome,
-    } for d in state.declarations if gm or d.enemy in seen_by_party]
-    view = {
-        "round": state.round, "phase": state.phase,
-        "phase_title": PHASE_TITLES[state.phase], "turn": state.turn, "turn_name": turn_name,
-        "chain": state.chain, "picker_name": picker_name, "advantages": state.advantages,
-        "livability": state.livability, "pcs": pcs, "enemies": enemies, "declarations": declarations,
-        "pending_failure": state.pending_failure,
-    }
-    if gm:
-        view.update(
-            collapse=state.collapse,
-            change_cost=state.settings.get("change_cost", 1),
-            failure_default=state.settings.get("failure_default", "collapse"),
-            pcs_left=[f.name for f in state.pcs_left()],
-            all_enemies=[{"key": f.id, "name": f.name} for f in state.enemies() if not f.down],
-            all_pcs=[{"key": f.id, "name": f.name} for f in state.pcs()],
-            undeclared=[f.name for f in state.enemies() if not f.down and f.aware_of
-                        and not any(d.enemy == f.id and not d.extra for d in state.declarations)],
-            everyone=[{"key": f.id, "name": f.name} for f in state.fighters],
-            open_declarations=[d for d in state.declarations if not d.outcome],
-            skills=bb.SKILLS, categories=tuple(bb.SKILL_CATEGORIES),
-        )
-    return view
+    pcs = tuple(PcRow(key=f.id, name=f.name, health=f.health, health_max=f.health_max, nova_points=f.nova_points,
+                      took_turn=f.took_turn, acting=f.id == state.turn, down=f.down) for f in state.pcs())
+    declarations = tuple(_declaration(state, sight, d) for d in state.declarations if sight.visible(d.enemy))
+    common = dict(round=state.round, phase=state.phase, phase_title=PHASE_TITLES[state.phase], turn=state.turn,
+                  turn_name=turn_name, chain=state.chain, picker_name=picker_name, advantages=state.advantages,
+                  livability=state.livability, pcs=pcs, declarations=declarations,
+                  pending_failure=state.pending_failure)
+    if not gm:
+        visibility = encounter.campaign.enemy_health_visibility
+        enemies = tuple(EnemyRow(key=f.id, name=f.name, down=f.down, health=enemy_health(f, visibility))
+                        for f in state.enemies() if sight.visible(f.id))
+        return PlayersTable(**common, enemies=enemies)
+    players = Sight(state.fighters, gm=False)
+    return GmTable(
+        **common,
+        enemies=tuple(GmEnemyRow(key=f.id, name=f.name, down=f.down, health=f"{f.health}/{f.health_max} HL",
+                                 unseen=players.unseen(f.id)) for f in state.enemies()),
+        collapse=state.collapse,
+        change_cost=state.settings.get("change_cost", 1),
+        failure_default=state.settings.get("failure_default", "collapse"),
+        pcs_left=tuple(f.name for f in state.pcs_left()),
+        all_enemies=tuple(Named(key=f.id, name=f.name) for f in state.enemies() if not f.down),
+        all_pcs=tuple(Named(key=f.id, name=f.name) for f in state.pcs()),
+        undeclared=tuple(f.name for f in state.enemies() if not f.down and f.aware_of
+                         and not any(d.enemy == f.id and not d.extra for d in state.declarations)),
+        everyone=tuple(Named(key=f.id, name=f.name) for f in state.fighters),
+        open_declarations=tuple(_declaration(state, sight, d) for d in state.declarations if not d.outcome),
+        skills=tuple(bb.SKILLS), categories=tuple(bb.SKILL_CATEGORIES),
+    )
 
 
-def private_view(encounter, state, user_id: int) -> dict:
+def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
     """One player's own controls: their characters, whether they may act, the exact odds of each skill."""
     mine = []
     for f in state.pcs():
@@ -93,29 +229,30 @@ def private_view(encounter, state, user_id: int) -> dict:
         skills = []
         for skill, sides in sorted(f.skills.items()):
             dice = state.complexity(f, skill) if acting else max(2, 2 + f.conditions.modifier(skill))
-            skills.append({"name": skill, "sides": sides, "dice": dice,
-                           "chance": round(100 * bb.chance_of_success(dice, sides))})
-        mine.append({
-            "key": f.id, "name": f.name, "health": f.health, "health_max": f.health_max,
-            "nova_points": f.nova_points, "nova_boxes": f.nova_boxes, "speed": f.speed, "down": f.down,
-            "took_turn": f.took_turn, "acting": acting, "skills": skills,
-            "conditions": _conditions(f.conditions),
-            "can_claim": (state.phase == 2 and not state.turn and not state.chain and not f.took_turn
-                          and not f.down),
-            "can_pick": state.phase == 2 and not state.turn and state.chain and state.picker == f.id,
-            "free_move_used": state.free_move_used if acting else False,
-            "pending_failure": acting and state.pending_failure,
-            "last_roll": state.last_roll if acting else None,
-            "targets": [{"key": e.id, "name": e.name} for e in state.enemies() if e.id in f.aware_of and not e.down],
-        })
-    pickable = [{"key": f.id, "name": f.name} for f in state.pcs_left()]
-    seen_by_party = core.seen_by_party(state.fighters)  # an unseen enemy's attack is not on the table
-    defendable = [{"id": d.id, "label": f"{state.fighter(d.enemy).name}: {d.text} → {state.fighter(d.target).name}"}
-                  for d in state.declarations if not d.defended and not d.outcome and d.enemy in seen_by_party]
-    return {"mine": mine, "pickable": pickable, "defendable": defendable,
-            "advantages": state.advantages, "entered_dice": bool(state.settings.get("entered_dice")),
-            "your_turn": any(m["acting"] for m in mine),
-            "you_may_act": any(m["can_claim"] or m["can_pick"] for m in mine)}
+            skills.append(SkillOdds(name=skill, sides=sides, dice=dice,
+                                    chance=round(100 * bb.chance_of_success(dice, sides))))
+        mine.append(Sheet(
+            key=f.id, name=f.name, health=f.health, health_max=f.health_max,
+            nova_points=f.nova_points, nova_boxes=f.nova_boxes, speed=f.speed, down=f.down,
+            took_turn=f.took_turn, acting=acting, skills=tuple(skills),
+            conditions=tuple(_conditions(f.conditions)),
+            can_claim=(state.phase == 2 and not state.turn and not state.chain and not f.took_turn
+                       and not f.down),
+            can_pick=state.phase == 2 and not state.turn and state.chain and state.picker == f.id,
+            free_move_used=state.free_move_used if acting else False,
+            pending_failure=acting and state.pending_failure,
+            last_roll=state.last_roll if acting else None,
+            targets=tuple(Named(key=e.id, name=e.name) for e in state.enemies() if e.id in f.aware_of and not e.down),
+        ))
+    players = Sight(state.fighters, gm=False)  # an unseen enemy's attack is not on the table
+    defendable = tuple(
+        Defendable(id=d.id, label=f"{players.name(d.enemy)}: {d.text} → {players.name(d.target)}")
+        for d in state.declarations if not d.defended and not d.outcome and players.visible(d.enemy))
+    return BurnBrytePrivate(mine=tuple(mine), pickable=tuple(Named(key=f.id, name=f.name) for f in state.pcs_left()),
+                            defendable=defendable, advantages=state.advantages,
+                            entered_dice=bool(state.settings.get("entered_dice")),
+                            your_turn=any(m.acting for m in mine),
+                            you_may_act=any(m.can_claim or m.can_pick for m in mine))
 
 
 def _conditions(c) -> list[str]:
