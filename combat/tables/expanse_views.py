@@ -310,7 +310,8 @@ class StuntRow:
 class GmTableView(TableView):
     """The GM's table and controls: every combatant's numbers, the unseen, the Churn pool and every open hit."""
 
-    order: tuple[GmRow, ...]
+    order: tuple[GmRow | EnemyRow, ...]
+    waiting: tuple[Waiting | EnemyWaiting, ...]
     entered_dice: bool = gm_only(False)
     churn: int = gm_only(0)
     churn_jam_cost: int = gm_only(1)

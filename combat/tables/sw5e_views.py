@@ -259,6 +259,7 @@ class CustomAction:
 class GmTableView(TableView):
     """The GM's table and controls: every ship's numbers, crews, surprise, initiative and the corrections."""
 
+    ships: tuple[ShipRow | SecretShipRow, ...]
     fighters: tuple[FighterRow, ...] = gm_only(())
     ship_choices: tuple[ShipChoice, ...] = gm_only(())
     stations: tuple[tuple[str, str], ...] = gm_only(())
