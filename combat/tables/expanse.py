@@ -11,11 +11,35 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from combat.rules import expanse as ex
-from combat.rules.core import RuleError, seen_by_party
+from combat.rules.core import RuleError, Sight
 from combat.rules.expanse import review as ex_review
 from combat.rules.expanse import rulebook as T
 from combat.rules.expanse.stats import CONDITIONS
 from combat.tables.base import Table, fighters_from, namer
+from combat.tables.expanse_views import (
+    Blast,
+    ChangeDie,
+    DieChoice,
+    EnemyRow,
+    EnemyWaiting,
+    GmRow,
+    GmTableView,
+    Hit,
+    Jam,
+    MeView,
+    ObjectSize,
+    Panel,
+    Prepared,
+    Ref,
+    RollOver,
+    Row,
+    Stunt,
+    StuntRow,
+    TableView,
+    Target,
+    Waiting,
+    Weapon,
+)
 
 DAMAGE_CONDITIONS = tuple(c for c in CONDITIONS if c != T.TAKEN_OUT)
 EFFECT_LABELS = {
@@ -72,7 +96,7 @@ def _ties(state) -> list[list[str]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _effects(state, f) -> list[str]:
+def _effects(state, f) -> tuple[str, ...]:
     """The timed effects on `f` in words, each with when it ends."""
     name = namer(state, True)
     out = []
@@ -90,59 +114,64 @@ def _effects(state, f) -> list[str]:
             "guardian": f"{name(e.other)} takes up to {e.points} of their damage",
         }.get(e.kind, e.kind)
         out.append(f"{text} {until}")
-    return out
+    return tuple(out)
 
 
-def _row(state, f, gm: bool, ties: set[str]) -> dict:
-    open_to_all = gm or f.side == "pc"
-    row = {
-        "key": f.id, "name": f.name, "pc": f.side == "pc", "acting": state.turn == f.id,
-        "interrupting": state.interrupt == f.id, "out": f.out, "rolled_over": f.rolled_over,
-        "conditions": list(f.conditions), "cover": T.COVER_LABELS.get(f.cover, "") if f.cover else "",
-        "prepared": T.MAJOR_ACTIONS.get(f.prepared, f.prepared) if f.prepared else "",
-        "jammed": [T.WEAPONS[w].label for w in f.jammed if w in T.WEAPONS], "numbers": open_to_all,
-    }
-    facts = [", ".join(row["conditions"])] if row["conditions"] else []
-    facts += [row["cover"]] if row["cover"] else []
-    facts += [f"jammed: {', '.join(row['jammed'])}"] if row["jammed"] else []
-    facts += [f"prepared: {row['prepared']}"] if row["prepared"] else []
-    if open_to_all:
-        row.update(initiative=f.initiative, drama=f.drama, defense=ex.defense(state, f),
-                   toughness=ex.toughness(f), fortune=f.fortune, fortune_max=f.fortune_max, sp=f.sp,
-                   tied=gm and f.id in ties,
-                   unseen=gm and f.side != "pc" and f.id not in seen_by_party(state.fighters))
-        facts += _effects(state, f)
-    row["facts"] = facts
-    return row
+def _row(state, f, sight: Sight, ties: set[str]) -> Row:
+    """One combatant in the order as the viewer may see it: a player's row of an enemy carries none of its
+    numbers; the GM's rows are GmRows, an enemy's an EnemyRow (its numbers marked GM-only)."""
+    conditions = tuple(f.conditions)
+    cover = T.COVER_LABELS.get(f.cover, "") if f.cover else ""
+    prepared = T.MAJOR_ACTIONS.get(f.prepared, f.prepared) if f.prepared else ""
+    jammed = tuple(T.WEAPONS[w].label for w in f.jammed if w in T.WEAPONS)
+    facts = [", ".join(conditions)] if conditions else []
+    facts += [cover] if cover else []
+    facts += [f"jammed: {', '.join(jammed)}"] if jammed else []
+    facts += [f"prepared: {prepared}"] if prepared else []
+    secret = sight.secret(f.id)
+    row = dict(key=f.id, name=f.name, pc=f.side == "pc", acting=state.turn == f.id,
+               interrupting=state.interrupt == f.id, out=f.out, rolled_over=f.rolled_over, conditions=conditions,
+               cover=cover, prepared=prepared, jammed=jammed, numbers=not secret)
+    if secret:
+        return Row(**row, facts=tuple(facts))
+    numbers = dict(initiative=f.initiative, drama=f.drama, defense=ex.defense(state, f), toughness=ex.toughness(f),
+                   fortune=f.fortune, fortune_max=f.fortune_max, sp=f.sp, facts=tuple(facts) + _effects(state, f))
+    if not sight.gm:
+        return Row(**row, **numbers)
+    kind = GmRow if f.side == "pc" else EnemyRow
+    return kind(**row, **numbers, tied=f.id in ties, unseen=Sight(state.fighters, gm=False).unseen(f.id))
 
 
-def public_view(encounter, state, gm: bool) -> dict:
-    """The table for the GM (gm=True) or for every player: no per-user facts, no enemy numbers for players."""
-    name = namer(state, gm)
-    seen = seen_by_party(state.fighters)
+def public_view(encounter, state, gm: bool) -> TableView:
+    """The table for the GM (gm=True: a GmTableView) or for every player: no per-user facts, no enemy numbers
+    and no unseen enemy for players."""
+    sight = Sight(state.fighters, gm)
+    name = sight.name
     ties = _ties(state)
     tied = {fid for g in ties for fid in g}
     ids = state.order if state.initiative_rolled else tuple(f.id for f in state.fighters)
-    visible = [state.fighter(fid) for fid in ids if gm or state.fighter(fid).side == "pc" or fid in seen]
     waiting = []
     for h in state.hits:
-        target = state.fighter(h.target)
-        if not h.open or not (gm or target.side == "pc" or target.id in seen):
+        if not h.open or sight.unseen(h.target):
             continue
-        waiting.append({"id": h.id, "target": name(h.target), "attacker": name(h.attacker),
-                        "remaining": h.remaining if gm or target.side == "pc" else None,
-                        "stage": h.stage, "pc": target.side == "pc"})
-    view = {
-        "round": state.round, "begun": state.begun, "initiative_rolled": state.initiative_rolled,
-        "breathers_taken": state.ended, "turn": state.turn, "turn_name": name(state.turn) if state.turn else "",
-        "interrupt_name": name(state.interrupt) if state.interrupt else "",
-        "order": [_row(state, f, gm, tied) for f in visible], "waiting": waiting,
-        "blast": ({"thrower": name(state.blast.thrower), "scatter": state.blast.scatter} if state.blast else None),
-        "churn_on": bool(state.settings.get("churn")),
-    }
+        secret = Sight(state.fighters, gm=False).secret(h.target)
+        common = dict(id=h.id, target=name(h.target), attacker=name(h.attacker), stage=h.stage, pc=not secret)
+        if not secret:
+            waiting.append(Waiting(**common, remaining=h.remaining))
+        else:  # an enemy's: what is left to absorb is the GM's
+            waiting.append(EnemyWaiting(**common, remaining=h.remaining) if gm else Waiting(**common, remaining=None))
+    view = dict(
+        round=state.round, begun=state.begun, initiative_rolled=state.initiative_rolled,
+        breathers_taken=state.ended, turn=state.turn, turn_name=name(state.turn) if state.turn else "",
+        interrupt_name=name(state.interrupt) if state.interrupt else "",
+        order=tuple(_row(state, state.fighter(fid), sight, tied) for fid in ids if sight.visible(fid)),
+        waiting=tuple(waiting),
+        blast=Blast(thrower=name(state.blast.thrower), scatter=state.blast.scatter) if state.blast else None,
+        churn_on=bool(state.settings.get("churn")),
+    )
     if gm:
-        view.update(_gm_view(state, ties))
-    return view
+        return GmTableView(**view, **_gm_view(state, ties))
+    return TableView(**view)
 
 
 def _gm_view(state, ties) -> dict:
@@ -150,24 +179,23 @@ def _gm_view(state, ties) -> dict:
     for fid in dict.fromkeys([state.interrupt, state.turn, *(a.fighter for a in state.free_attacks)]):
         if fid:
             panels.append(_panel(state, state.fighter(fid), gm=True))
-    everyone = [{"key": f.id, "name": f.name} for f in state.fighters]
-    return {
-        "entered_dice": bool(state.settings.get("entered_dice")),
-        "churn": state.churn, "churn_jam_cost": state.settings.get("churn_jam_cost", 1),
-        "tie_groups": [[{"key": fid, "name": state.fighter(fid).name} for fid in g] for g in ties],
-        "can_break_ties": state.initiative_rolled and not state.begun,
-        "everyone": everyone, "conditions": CONDITIONS, "panels": panels,
-        "prepared": [{"key": f.id, "name": f.name, "action": T.MAJOR_ACTIONS.get(f.prepared, f.prepared)}
-                     for f in state.fighters if f.prepared and f.can_act and f.id != state.turn],
-        "roll_overs": [{"key": f.id, "name": f.name, "condition": f.roll_over_asked}
-                       for f in state.fighters if f.roll_over_asked and not f.out],
-        "hits": [_hit(state, h, state.fighter(h.target), gm=True) for h in state.hits if h.open],
-        "stunts": [{"name": s.name, "cost": s.cost_label, "text": s.text, "effect": s.effect}
-                   for s in state.stunts],
-        "effects": list(EFFECT_LABELS.items()), "damage_conditions": DAMAGE_CONDITIONS,
-        "jammable": [f.name for f in state.fighters if f.id == state.turn and _missed_gun(state, f)],
-        "churn_levels": T.CHURN_THRESHOLDS,
-    }
+    everyone = tuple(Ref(key=f.id, name=f.name) for f in state.fighters)
+    return dict(
+        entered_dice=bool(state.settings.get("entered_dice")),
+        churn=state.churn, churn_jam_cost=state.settings.get("churn_jam_cost", 1),
+        tie_groups=tuple(tuple(Ref(key=fid, name=state.fighter(fid).name) for fid in g) for g in ties),
+        can_break_ties=state.initiative_rolled and not state.begun,
+        everyone=everyone, conditions=CONDITIONS, panels=tuple(panels),
+        prepared=tuple(Prepared(key=f.id, name=f.name, action=T.MAJOR_ACTIONS.get(f.prepared, f.prepared))
+                       for f in state.fighters if f.prepared and f.can_act and f.id != state.turn),
+        roll_overs=tuple(RollOver(key=f.id, name=f.name, condition=f.roll_over_asked)
+                         for f in state.fighters if f.roll_over_asked and not f.out),
+        hits=tuple(_hit(state, h, state.fighter(h.target), gm=True) for h in state.hits if h.open),
+        stunts=tuple(StuntRow(name=s.name, cost=s.cost_label, text=s.text, effect=s.effect) for s in state.stunts),
+        effects=tuple(EFFECT_LABELS.items()), damage_conditions=DAMAGE_CONDITIONS,
+        jammable=tuple(f.name for f in state.fighters if f.id == state.turn and _missed_gun(state, f)),
+        churn_levels=T.CHURN_THRESHOLDS,
+    )
 
 
 def _missed_gun(state, f) -> bool:
@@ -190,7 +218,7 @@ def _actions_left(state, own_turn: bool) -> str:
     return "One minor action." if state.majors_taken else "A major or a minor action."
 
 
-def _weapon_rows(state, f) -> list[dict]:
+def _weapon_rows(state, f) -> tuple[Weapon, ...]:
     """The weapons the builder offers, each with its whole test bonus so the player sees the roll before it."""
     keys = [k for k in (f.weapons or tuple(T.WEAPONS)) if k != "grenade"]
     for extra in ("unarmed", f.in_hand):
@@ -226,40 +254,35 @@ def _weapon_rows(state, f) -> list[dict]:
         else:
             reach = f"within {T.MELEE_REACH} m"
         count, sides = ex.damage_dice(f, key, False)
-        rows.append({
-            "key": key, "label": w.label, "bonus": total, "roll": _roll(total), "parts": ", ".join(parts), "reach": reach,
-            "ranged": ranged, "jammed": key in f.jammed, "gun": w.gun, "makeshift": w.makeshift,
-            "blocked": ranged and f.cover >= T.TOTAL_COVER,
-            "damage": f"{count}d{sides}" + (f" + {' or '.join(a[:3] for a in w.damage_abilities)}"
-                                            if w.damage_abilities else ""),
-        })
-    return rows
+        rows.append(Weapon(
+            key=key, label=w.label, bonus=total, roll=_roll(total), parts=", ".join(parts), reach=reach,
+            ranged=ranged, jammed=key in f.jammed, gun=w.gun, makeshift=w.makeshift,
+            blocked=ranged and f.cover >= T.TOTAL_COVER,
+            damage=f"{count}d{sides}" + (f" + {' or '.join(a[:3] for a in w.damage_abilities)}"
+                                         if w.damage_abilities else ""),
+        ))
+    return tuple(rows)
 
 
 def _roll(bonus: int) -> str:
     return f"3d6 + {bonus}" if bonus >= 0 else f"3d6 - {-bonus}"
 
 
-def _targets(state, f, gm: bool) -> list[dict]:
-    seen = seen_by_party(state.fighters)
-    out = []
-    for t in state.fighters:
-        if t.side == f.side or t.out or not (gm or t.id in seen):
-            continue
-        known = gm or t.side == "pc"
-        out.append({"key": t.id, "name": t.name, "defense": ex.defense(state, t) if known else None,
-                    "total_cover": t.cover >= T.TOTAL_COVER})
-    return out
+def _targets(state, f, gm: bool) -> tuple[Target, ...]:
+    sight = Sight(state.fighters, gm)
+    return tuple(Target(key=t.id, name=t.name, defense=None if sight.secret(t.id) else ex.defense(state, t),
+                        total_cover=t.cover >= T.TOTAL_COVER)
+                 for t in state.fighters if t.side != f.side and not t.out and sight.visible(t.id))
 
 
-def _stunt_options(state, f, gm: bool) -> tuple[list[dict], list[dict]]:
+def _stunt_options(state, f, gm: bool) -> tuple[tuple[Stunt, ...], tuple[Ref, ...]]:
     """The stunts `f` can still afford this turn, each at most once a round."""
     test = state.test(f.sp_test)
     if f.sp <= 0 or test is None:
-        return [], []
+        return (), ()
     name = namer(state, gm)
-    allies = [{"key": a.id, "name": a.name} for a in state.fighters
-              if a.side == f.side and a.id != f.id and not a.out]
+    allies = tuple(Ref(key=a.id, name=a.name) for a in state.fighters
+                   if a.side == f.side and a.id != f.id and not a.out)
     out = []
     for s in state.stunts:
         if s.key in f.stunts_used or s.cost > f.sp:
@@ -269,13 +292,13 @@ def _stunt_options(state, f, gm: bool) -> tuple[list[dict], list[dict]]:
         if s.effect in ALLY_EFFECTS and not allies:
             continue
         top = f.sp if s.max_cost == 0 else min(s.max_cost, f.sp)
-        out.append({"key": s.key, "name": s.name, "cost": s.cost_label, "text": s.text,
-                    "points": list(range(s.cost, top + 1)), "needs_ally": s.effect in ALLY_EFFECTS,
-                    "skirmish": s.effect == "skirmish", "target": name(test.target) if test.target else ""})
-    return out, allies
+        out.append(Stunt(key=s.key, name=s.name, cost=s.cost_label, text=s.text,
+                         points=tuple(range(s.cost, top + 1)), needs_ally=s.effect in ALLY_EFFECTS,
+                         skirmish=s.effect == "skirmish", target=name(test.target) if test.target else ""))
+    return tuple(out), allies
 
 
-def _change_die(state, f) -> dict | None:
+def _change_die(state, f) -> ChangeDie | None:
     """Fortune may still change a die of `f`'s latest test this turn (until something builds on it)."""
     mine = [t for t in state.tests if t.fighter == f.id]
     if not mine or mine[-1].locked:
@@ -287,26 +310,26 @@ def _change_die(state, f) -> dict | None:
     for i, face in enumerate(test.faces):
         cost = drama_cost if i == 2 else die_cost
         if 0 < cost <= f.fortune:
-            dice.append({"index": i, "face": face, "cost": cost, "drama": i == 2})
+            dice.append(DieChoice(index=i, face=face, cost=cost, drama=i == 2))
     if not dice:
         return None
-    return {"faces": test.faces, "total": test.total, "success": test.success, "dice": dice}
+    return ChangeDie(faces=tuple(test.faces), total=test.total, success=test.success, dice=tuple(dice))
 
 
-def _hit(state, h, target, gm: bool) -> dict:
+def _hit(state, h, target, gm: bool) -> Hit:
     name = namer(state, gm)
     nxt = next((c for c in T.INJURY_LADDER if c not in target.conditions), "")
-    return {
-        "id": h.id, "target": target.name, "target_key": target.id, "pc": target.side == "pc",
-        "attacker": name(h.attacker), "weapon": T.WEAPONS[h.weapon].label if h.weapon in T.WEAPONS else "",
-        "damage": h.damage, "toughness": 0 if h.penetrating else h.toughness, "cover": h.cover,
-        "penetrating": h.penetrating, "stunning": h.stunning, "transferred": h.transferred,
-        "after_toughness": h.after_toughness, "remaining": h.remaining, "stage": h.stage,
-        "fortune": target.fortune, "max_fortune": min(target.fortune, h.remaining), "next_condition": nxt,
-    }
+    return Hit(
+        id=h.id, target=target.name, target_key=target.id, pc=target.side == "pc",
+        attacker=name(h.attacker), weapon=T.WEAPONS[h.weapon].label if h.weapon in T.WEAPONS else "",
+        damage=h.damage, toughness=0 if h.penetrating else h.toughness, cover=h.cover,
+        penetrating=h.penetrating, stunning=h.stunning, transferred=h.transferred,
+        after_toughness=h.after_toughness, remaining=h.remaining, stage=h.stage,
+        fortune=target.fortune, max_fortune=min(target.fortune, h.remaining), next_condition=nxt,
+    )
 
 
-def _panel(state, f, gm: bool) -> dict:
+def _panel(state, f, gm: bool) -> Panel:
     """Everything one combatant may do right now, as the controls need it."""
     own_turn = state.begun and state.turn == f.id and not state.interrupt and f.can_act
     interrupting = state.interrupt == f.id and f.can_act
@@ -323,75 +346,73 @@ def _panel(state, f, gm: bool) -> dict:
             if key == "charge" and f.prone:
                 continue
             attack_actions.append((key, T.MAJOR_ACTIONS[key]))
-    free_actions = [(k, T.MAJOR_ACTIONS[k]) for k in ("ranged_attack", "melee_attack", "stunt_attack")] if free else []
-    name = namer(state, gm)
+    free_actions = tuple((k, T.MAJOR_ACTIONS[k]) for k in ("ranged_attack", "melee_attack", "stunt_attack")) if free \
+        else ()
+    sight = Sight(state.fighters, gm)
+    name = sight.name
     struck = sorted({t.target for t in state.tests if t.fighter == f.id and t.action in T.MELEE_FAMILY
                      and t.success and t.target}) if own_turn else []
-    pursue = [{"key": e.other, "name": name(e.other)} for e in state.effects
-              if e.kind == "press" and e.source == f.id and e.triggered and f.can_act]
-    stunts, allies = _stunt_options(state, f, gm) if f.sp > 0 and f.can_act else ([], [])
-    hits = [_hit(state, h, f, gm) for h in state.hits if h.target == f.id and h.open]
+    pursue = tuple(Ref(key=e.other, name=name(e.other)) for e in state.effects
+                   if e.kind == "press" and e.source == f.id and e.triggered and f.can_act)
+    stunts, allies = _stunt_options(state, f, gm) if f.sp > 0 and f.can_act else ((), ())
+    hits = tuple(_hit(state, h, f, gm) for h in state.hits if h.target == f.id and h.open)
     weapons = _weapon_rows(state, f)
-    ready = next((w["key"] for w in weapons if w["key"] == f.in_hand), "")
-    default_weapon = ready or next((w["key"] for w in weapons if not w["jammed"] and w["key"] != "unarmed"),
-                                   "unarmed")
-    seen = seen_by_party(state.fighters)
-    blast_targets = [{"key": t.id, "name": t.name} for t in state.fighters
-                     if not t.out and (gm or t.side == "pc" or t.id in seen)]
+    ready = next((w.key for w in weapons if w.key == f.in_hand), "")
+    default_weapon = ready or next((w.key for w in weapons if not w.jammed and w.key != "unarmed"), "unarmed")
+    blast_targets = tuple(Ref(key=t.id, name=t.name) for t in state.fighters if not t.out and sight.visible(t.id))
     self_interrupt = (state.settings.get("prepare_interrupt") == "player" and bool(f.prepared) and f.can_act
                       and state.begun and not state.interrupt and state.turn != f.id)
-    return {
-        "key": f.id, "name": f.name, "pc": f.side == "pc", "out": f.out, "can_act": f.can_act,
-        "own_turn": own_turn, "interrupting": interrupting, "prepared_action": prepared,
-        "prepared_label": T.MAJOR_ACTIONS.get(f.prepared, f.prepared) if f.prepared else "",
-        "actions_left": _actions_left(state, own_turn), "major_ok": major_ok, "minor_ok": minor_ok,
-        "can_defend": (major_ok and "guard_up" not in state.turn_actions) or prepared == "defend",
-        "can_run": (major_ok or prepared == "run") and not f.prone,
-        "can_test": major_ok or prepared == "other_major",
-        "can_guard_up": minor_ok and state.majors_taken == 0 and not {"defend", "guard_up"} & set(state.turn_actions),
-        "can_prepare": own_turn and not state.turn_actions,
-        "attack_actions": attack_actions, "free_actions": free_actions,
-        "free_target": next((name(a.target) for a in free if a.target), ""),
-        "weapons": weapons, "default_weapon": default_weapon, "targets": _targets(state, f, gm),
-        "objects": [{"key": k, "label": v[0], "examples": v[1], "tn": v[2]} for k, v in T.OBJECT_SIZES.items()],
-        "focuses": [x.split("(", 1)[1].rstrip(")") for x in f.focuses
-                    if x.split("(", 1)[0].strip() in ("Accuracy", "Fighting")],
-        "half_speed": ex.speed(state, f) // 2, "speed": ex.speed(state, f), "run": 2 * ex.speed(state, f),
-        "prone": f.prone, "aim": f.aim, "in_hand": f.in_hand, "grenade": f.in_hand == "grenade" and (
+    return Panel(
+        key=f.id, name=f.name, pc=f.side == "pc", out=f.out, can_act=f.can_act,
+        own_turn=own_turn, interrupting=interrupting, prepared_action=prepared,
+        prepared_label=T.MAJOR_ACTIONS.get(f.prepared, f.prepared) if f.prepared else "",
+        actions_left=_actions_left(state, own_turn), major_ok=major_ok, minor_ok=minor_ok,
+        can_defend=(major_ok and "guard_up" not in state.turn_actions) or prepared == "defend",
+        can_run=(major_ok or prepared == "run") and not f.prone,
+        can_test=major_ok or prepared == "other_major",
+        can_guard_up=minor_ok and state.majors_taken == 0 and not {"defend", "guard_up"} & set(state.turn_actions),
+        can_prepare=own_turn and not state.turn_actions,
+        attack_actions=tuple(attack_actions), free_actions=free_actions,
+        free_target=next((name(a.target) for a in free if a.target), ""),
+        weapons=weapons, default_weapon=default_weapon, targets=_targets(state, f, gm),
+        objects=tuple(ObjectSize(key=k, label=v[0], examples=v[1], tn=v[2]) for k, v in T.OBJECT_SIZES.items()),
+        focuses=tuple(x.split("(", 1)[1].rstrip(")") for x in f.focuses
+                      if x.split("(", 1)[0].strip() in ("Accuracy", "Fighting")),
+        half_speed=ex.speed(state, f) // 2, speed=ex.speed(state, f), run=2 * ex.speed(state, f),
+        prone=f.prone, aim=f.aim, in_hand=f.in_hand, grenade=f.in_hand == "grenade" and (
             major_ok or prepared == "ranged_attack") and state.blast is None,
-        "grenade_reach": ex.weapon_range(state, f, T.WEAPONS["grenade"])[1],
-        "grenade_roll": _roll(ex.test_bonus(state, f, "Accuracy", T.WEAPONS["grenade"].focuses)[0]
-                              + (T.AIM_BONUS if f.aim else 0) + T.COVER.get(min(f.cover, 3), (0, 0))[1]),
-        "grenade_tn": T.GRENADE_TN, "blast_targets": blast_targets,
-        "jammed": [{"key": w, "label": T.WEAPONS[w].label} for w in f.jammed if w in T.WEAPONS],
-        "press_targets": [{"key": fid, "name": name(fid)} for fid in struck],
-        "pursue": pursue, "sp": f.sp, "stunts": stunts, "allies": allies,
-        "change_die": _change_die(state, f) if f.can_act else None,
-        "hits": hits, "self_interrupt": self_interrupt,
-        "end_turn": state.begun and state.turn == f.id and not state.interrupt,
-        "roll_over": not f.out and not f.roll_over_asked, "roll_over_asked": f.roll_over_asked,
-        "roll_over_conditions": DAMAGE_CONDITIONS,
-        "defense": ex.defense(state, f), "toughness": ex.toughness(f), "fortune": f.fortune,
-        "fortune_max": f.fortune_max, "conditions": list(f.conditions), "effects": _effects(state, f),
-        "cover": T.COVER_LABELS.get(f.cover, "") if f.cover else "",
-        "in_hand_label": (T.WEAPONS[f.in_hand].label if f.in_hand in T.WEAPONS else
+        grenade_reach=ex.weapon_range(state, f, T.WEAPONS["grenade"])[1],
+        grenade_roll=_roll(ex.test_bonus(state, f, "Accuracy", T.WEAPONS["grenade"].focuses)[0]
+                           + (T.AIM_BONUS if f.aim else 0) + T.COVER.get(min(f.cover, 3), (0, 0))[1]),
+        grenade_tn=T.GRENADE_TN, blast_targets=blast_targets,
+        jammed=tuple(Jam(key=w, label=T.WEAPONS[w].label) for w in f.jammed if w in T.WEAPONS),
+        press_targets=tuple(Ref(key=fid, name=name(fid)) for fid in struck),
+        pursue=pursue, sp=f.sp, stunts=stunts, allies=allies,
+        change_die=_change_die(state, f) if f.can_act else None,
+        hits=hits, self_interrupt=self_interrupt,
+        end_turn=state.begun and state.turn == f.id and not state.interrupt,
+        roll_over=not f.out and not f.roll_over_asked, roll_over_asked=f.roll_over_asked,
+        roll_over_conditions=DAMAGE_CONDITIONS,
+        defense=ex.defense(state, f), toughness=ex.toughness(f), fortune=f.fortune,
+        fortune_max=f.fortune_max, conditions=tuple(f.conditions), effects=_effects(state, f),
+        cover=T.COVER_LABELS.get(f.cover, "") if f.cover else "",
+        in_hand_label=(T.WEAPONS[f.in_hand].label if f.in_hand in T.WEAPONS else
                           T.SHIELDS[f.in_hand][0] if f.in_hand in T.SHIELDS else f.in_hand),
-        "shield": T.SHIELDS[f.shield][0] if f.shield != "none" else "",
-        "shields": [(k, v[0]) for k, v in T.SHIELDS.items() if k != "none"],
-        "readies": [(k, w.label) for k, w in T.WEAPONS.items() if k != "unarmed"],
-        "abilities": ex.ABILITIES, "majors": [(k, v) for k, v in T.MAJOR_ACTIONS.items()],
-        "guard_choices": T.GUARD_UP_CHOICES, "gm": gm,
-    }
+        shield=T.SHIELDS[f.shield][0] if f.shield != "none" else "",
+        shields=tuple((k, v[0]) for k, v in T.SHIELDS.items() if k != "none"),
+        readies=tuple((k, w.label) for k, w in T.WEAPONS.items() if k != "unarmed"),
+        abilities=ex.ABILITIES, majors=tuple(T.MAJOR_ACTIONS.items()),
+        guard_choices=T.GUARD_UP_CHOICES, gm=gm,
+    )
 
 
-def private_view(encounter, state, user_id: int) -> dict:
+def private_view(encounter, state, user_id: int) -> MeView:
     """One player's own combatants and what each may do now; `your_turn` / `you_may_act` drive the banner."""
-    mine = [_panel(state, f, gm=False) for f in state.pcs() if f.owner == user_id]
-    your_turn = any(p["own_turn"] for p in mine)
-    may = any(p["interrupting"] or p["hits"] or p["free_actions"] or p["pursue"] or p["self_interrupt"]
-              for p in mine)
-    return {"mine": mine, "entered_dice": bool(state.settings.get("entered_dice")),
-            "your_turn": your_turn, "you_may_act": may, "round": state.round}
+    mine = tuple(_panel(state, f, gm=False) for f in state.pcs() if f.owner == user_id)
+    your_turn = any(p.own_turn for p in mine)
+    may = any(p.interrupting or p.hits or p.free_actions or p.pursue or p.self_interrupt for p in mine)
+    return MeView(mine=mine, entered_dice=bool(state.settings.get("entered_dice")), your_turn=your_turn,
+                  you_may_act=may, round=state.round)
 
 
 class ExpanseTable(Table):

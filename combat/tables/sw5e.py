@@ -25,6 +25,27 @@ from combat.rules.sw5e import review as sw_review
 from combat.rules.sw5e import ship as sws
 from combat.rules.sw5e.stats import STATIONS
 from combat.tables.base import Table
+from combat.tables.sw5e_views import (
+    Action,
+    CrewChoice,
+    CrewControls,
+    CrewRow,
+    CustomAction,
+    FighterRow,
+    GmTableView,
+    MeView,
+    Named,
+    NpcInitiative,
+    Numbers,
+    SecretShipRow,
+    Share,
+    ShipChoice,
+    ShipRow,
+    ShipTurn,
+    Store,
+    StoreChoice,
+    TableView,
+)
 from ships.models import CrewAssignment, Ship
 
 TAKING_PART = (("", "Not in this fight"), ("ready", "In the fight"), ("surprised", "In the fight, surprised"))
@@ -159,20 +180,20 @@ def _power_die(state, ship) -> str:
     return "a flat 1" if sides == 1 else f"d{sides}"
 
 
-def _numbers(state, ship) -> dict:
-    stores = [{"key": s, "label": s.capitalize(), "stored": ship.stored(s),
-               "capacity": ship.capacity(s), "free": ship.free(s)}
-              for s in sws.STORES if ship.capacity(s) or ship.stored(s)]
-    return {
-        "hull": ship.hull, "hull_max": ship.hull_max, "shields": ship.shields, "shields_max": ship.shields_max,
-        "hull_dice": ship.hull_dice, "shield_dice": ship.shield_dice, "dice_max": ship.dice_max, "die": ship.die,
-        "shield_type": sw.SHIELD_LABELS.get(ship.shield_type, ""), "regeneration": ship.regeneration,
-        "reactor": sw.REACTOR_LABELS.get(ship.reactor, ""), "coupling": COUPLING_LABELS.get(ship.coupling, ""),
-        "power_die": _power_die(state, ship), "stores": stores, "weapons": list(ship.weapons),
-    }
+def _numbers(state, ship) -> Numbers:
+    stores = tuple(Store(key=s, label=s.capitalize(), stored=ship.stored(s), capacity=ship.capacity(s),
+                         free=ship.free(s))
+                   for s in sws.STORES if ship.capacity(s) or ship.stored(s))
+    return Numbers(
+        hull=ship.hull, hull_max=ship.hull_max, shields=ship.shields, shields_max=ship.shields_max,
+        hull_dice=ship.hull_dice, shield_dice=ship.shield_dice, dice_max=ship.dice_max, die=ship.die,
+        shield_type=sw.SHIELD_LABELS.get(ship.shield_type, ""), regeneration=ship.regeneration,
+        reactor=sw.REACTOR_LABELS.get(ship.reactor, ""), coupling=COUPLING_LABELS.get(ship.coupling, ""),
+        power_die=_power_die(state, ship), stores=stores, weapons=tuple(ship.weapons),
+    )
 
 
-def distribution(ship, pending: int) -> list[dict]:
+def distribution(ship, pending: int) -> tuple[Share, ...]:
     """The stores the reactor's new dice can go to, each with a suggested share: fill them in order."""
     out, left = [], pending
     for store in sws.STORES:
@@ -180,9 +201,9 @@ def distribution(ship, pending: int) -> list[dict]:
             continue
         share = min(left, ship.free(store))
         left -= share
-        out.append({"key": store, "label": sw.STORE_LABELS[store].capitalize(), "stored": ship.stored(store),
-                    "capacity": ship.capacity(store), "free": ship.free(store), "suggested": share})
-    return out
+        out.append(Share(key=store, label=sw.STORE_LABELS[store].capitalize(), stored=ship.stored(store),
+                         capacity=ship.capacity(store), free=ship.free(store), suggested=share))
+    return tuple(out)
 
 
 def _taken_label(state, counted: str) -> str:
@@ -203,14 +224,14 @@ def _menu(state):
         yield custom.label, custom.key, custom.label, "helm" if custom.helm else "once"
 
 
-def weapons_left(ship) -> list[str]:
-    return [w for w in ship.weapons if sw.counted_key("fire", w) not in ship.actions]
+def weapons_left(ship) -> tuple[str, ...]:
+    return tuple(w for w in ship.weapons if sw.counted_key("fire", w) not in ship.actions)
 
 
 NOTES = {"repeat": "may repeat", "helm": "helm only", "boost": "once per ship turn", "weapon": "each weapon once"}
 
 
-def available_actions(state, ship, fighter=None) -> list[dict]:
+def available_actions(state, ship, fighter=None) -> tuple[Action, ...]:
     """The actions still open to `ship` this round (once-per-round actions not yet taken aboard, boosts not yet
     used this ship turn, weapons not yet fired); with `fighter`, only those that crew member may take."""
     helm = state.helm(ship.id)
@@ -227,34 +248,36 @@ def available_actions(state, ship, fighter=None) -> list[dict]:
                 continue
             if kind == "boost" and state.ship_turn != ship.id:
                 continue
-        out.append({"value": value, "label": label, "kind": kind, "note": NOTES.get(kind, "")})
-    return out
+        out.append(Action(value=value, label=label, kind=kind, note=NOTES.get(kind, "")))
+    return tuple(out)
 
 
-def _crew_row(state, f) -> dict:
-    return {"key": f.id, "name": f.name, "pc": f.is_pc, "station": sw.STATION_LABELS.get(f.station, ""),
-            "helm": f.station == "pilot", "acting": state.acting == f.id, "took_turn": f.took_turn,
-            "surprised": state.surprised_now(f), "initiative": f.initiative if f.is_pc else None}
+def _crew_row(state, f) -> CrewRow:
+    return CrewRow(key=f.id, name=f.name, pc=f.is_pc, station=sw.STATION_LABELS.get(f.station, ""),
+                   helm=f.station == "pilot", acting=state.acting == f.id, took_turn=f.took_turn,
+                   surprised=state.surprised_now(f), initiative=f.initiative if f.is_pc else None)
 
 
-def _ship_row(state, ship, gm: bool) -> dict:
-    visible = gm or not state.hides(ship.id)
-    row = {"id": ship.id, "name": ship.name, "npc": ship.side != "pc", "status": ship.status,
-           "status_label": STATUS_LABELS.get(ship.status, ship.status), "turn": state.ship_turn == ship.id,
-           "visible": visible}
-    if visible:
-        row.update(initiative=state.ship_initiative(ship.id), surprised=ship.surprised, numbers=_numbers(state, ship),
-                   crew=[_crew_row(state, f) for f in state.crew(ship.id)],
-                   taken=[_taken_label(state, a) for a in ship.actions],
-                   available=available_actions(state, ship) if state.started else [])
-    return row
+def _ship_row(state, ship, gm: bool) -> ShipRow:
+    """A ship as the viewer may see it: an NPC ship whose numbers are hidden is a bare row for players and a
+    SecretShipRow (its numbers marked GM-only) for the GM."""
+    hidden = state.hides(ship.id)
+    head = dict(id=ship.id, name=ship.name, npc=ship.side != "pc", status=ship.status,
+                status_label=STATUS_LABELS.get(ship.status, ship.status), turn=state.ship_turn == ship.id)
+    if hidden and not gm:
+        return ShipRow(**head, visible=False)
+    kind = SecretShipRow if hidden else ShipRow
+    return kind(**head, visible=True, initiative=state.ship_initiative(ship.id), surprised=ship.surprised,
+                numbers=_numbers(state, ship), crew=tuple(_crew_row(state, f) for f in state.crew(ship.id)),
+                taken=tuple(_taken_label(state, a) for a in ship.actions),
+                available=available_actions(state, ship) if state.started else ())
 
 
-def _targets(state, ship) -> list[dict]:
-    return [{"id": s.id, "name": s.name} for s in state.ships if s.id != ship.id and s.status != "destroyed"]
+def _targets(state, ship) -> tuple[Named, ...]:
+    return tuple(Named(id=s.id, name=s.name) for s in state.ships if s.id != ship.id and s.status != "destroyed")
 
 
-def crew_controls(state, f) -> dict:
+def crew_controls(state, f) -> CrewControls:
     """What one crew member may do now, for their player's phone (and the GM's panel for whoever is acting)."""
     ship = state.ship(f.ship) if f.ship else None
     turn = ship is not None and state.ship_turn == ship.id
@@ -277,46 +300,46 @@ def crew_controls(state, f) -> dict:
         elif ship.shield_dice == 0:
             regen_note = "No shield dice are left."
     stores = [s for s in sws.STORES if ship is not None and ship.stored(s)] if visible else []
-    return {
-        "key": f.id, "name": f.name, "station": sw.STATION_LABELS.get(f.station, ""), "helm": f.station == "pilot",
-        "aboard": ship is not None, "ship_id": ship.id if ship else "", "ship_name": ship.name if ship else "",
-        "ship_status": STATUS_LABELS.get(ship.status, "") if ship else "",
-        "numbers": _numbers(state, ship) if visible else None,
-        "initiative": f.initiative, "can_roll": not state.started and f.is_pc and f.initiative is None,
-        "ship_turn": turn, "acting": acting, "surprised": state.surprised_now(f), "took_turn": f.took_turn,
-        "action_left": not f.action_used, "bonus": f.bonus_action, "bonus_left": f.bonus_action and not f.bonus_used,
-        "reaction_left": state.can_react(f),
-        "can_start": (turn and active and state.stage != "power" and not state.acting and not f.took_turn
-                      and (nxt is None or nxt.id == f.id)),
-        "waiting_for": nxt.name if nxt is not None and nxt.id != f.id and not f.took_turn else "",
-        "can_distribute": turn and visible and state.stage == "power",
-        "pending_power": state.pending_power if turn and visible else 0,
-        "distribution": distribution(ship, state.pending_power) if turn and visible and state.stage == "power" else [],
-        "can_regen": can_regen, "regen_note": regen_note,
-        "can_order": (turn and active and len(remaining) > 1 and not state.acting
-                      and not (state.order_final and f.station != "pilot")),
-        "order_choices": [{"key": m.id, "name": m.name} for m in remaining],
-        "can_end_ship": turn and not state.acting and (not active or (state.stage != "power" and not remaining)),
-        "actions": available_actions(state, ship, f) if ship is not None and state.started else [],
-        "ship_actions": available_actions(state, ship) if ship is not None and state.started else [],
-        "weapons": weapons_left(ship) if ship is not None else [],
-        "any_weapon": ship is not None and not ship.weapons,
-        "targets": _targets(state, ship) if ship is not None else [],
-        "spend_stores": [{"key": s, "label": sw.STORE_LABELS[s]} for s in stores],
-        "can_act": state.started and active and acting,
-        "can_react": state.started and active and not acting and state.can_react(f),
-        "can_spend": state.started and active and bool(stores),
-    }
+    return CrewControls(
+        key=f.id, name=f.name, station=sw.STATION_LABELS.get(f.station, ""), helm=f.station == "pilot",
+        aboard=ship is not None, ship_id=ship.id if ship else "", ship_name=ship.name if ship else "",
+        ship_status=STATUS_LABELS.get(ship.status, "") if ship else "",
+        numbers=_numbers(state, ship) if visible else None,
+        initiative=f.initiative, can_roll=not state.started and f.is_pc and f.initiative is None,
+        ship_turn=turn, acting=acting, surprised=state.surprised_now(f), took_turn=f.took_turn,
+        action_left=not f.action_used, bonus=f.bonus_action, bonus_left=f.bonus_action and not f.bonus_used,
+        reaction_left=state.can_react(f),
+        can_start=(turn and active and state.stage != "power" and not state.acting and not f.took_turn
+                   and (nxt is None or nxt.id == f.id)),
+        waiting_for=nxt.name if nxt is not None and nxt.id != f.id and not f.took_turn else "",
+        can_distribute=turn and visible and state.stage == "power",
+        pending_power=state.pending_power if turn and visible else 0,
+        distribution=distribution(ship, state.pending_power) if turn and visible and state.stage == "power" else (),
+        can_regen=can_regen, regen_note=regen_note,
+        can_order=(turn and active and len(remaining) > 1 and not state.acting
+                   and not (state.order_final and f.station != "pilot")),
+        order_choices=tuple(CrewChoice(key=m.id, name=m.name) for m in remaining),
+        can_end_ship=turn and not state.acting and (not active or (state.stage != "power" and not remaining)),
+        actions=available_actions(state, ship, f) if ship is not None and state.started else (),
+        ship_actions=available_actions(state, ship) if ship is not None and state.started else (),
+        weapons=weapons_left(ship) if ship is not None else (),
+        any_weapon=ship is not None and not ship.weapons,
+        targets=_targets(state, ship) if ship is not None else (),
+        spend_stores=tuple(StoreChoice(key=s, label=sw.STORE_LABELS[s]) for s in stores),
+        can_act=state.started and active and acting,
+        can_react=state.started and active and not acting and state.can_react(f),
+        can_spend=state.started and active and bool(stores),
+    )
 
 
-def _order_names(state, ids) -> list[str]:
+def _order_names(state, ids) -> tuple[str, ...]:
     names = []
     for fid in ids:
         try:
             names.append(state.fighter(fid).name)
         except RuleError:
             continue
-    return names
+    return tuple(names)
 
 
 def _status(state, gm: bool) -> dict:
@@ -333,41 +356,42 @@ def _status(state, gm: bool) -> dict:
         "stage_title": STAGE_TITLES.get(state.stage, "") if open_to_viewer else "",
         "acting_name": state.fighter(state.acting).name if state.acting else "",
         "next_name": nxt if open_to_viewer else "",
-        "crew_order": _order_names(state, state.crew_order) if open_to_viewer else [],
+        "crew_order": _order_names(state, state.crew_order) if open_to_viewer else (),
         "order_final": state.order_final, "order_by": by,
     }
 
 
 # --- what everyone sees ------------------------------------------------------------------------------------------
 
-def public_view(encounter, state, gm: bool) -> dict:
-    """The table for the GM (gm=True) or for every player: no per-user facts, no hidden NPC ship numbers."""
+def public_view(encounter, state, gm: bool) -> TableView:
+    """The table for the GM (gm=True: a GmTableView) or for every player: no per-user facts, no hidden NPC ship
+    numbers."""
     order = state.order if state.started else sw.ship_order(state)[0]
-    waiting = [f.name for f in state.pcs() if f.ship and f.initiative is None] if not state.started else []
-    view = {
-        "started": state.started, "round": state.round,
-        "ships": [_ship_row(state, state.ship(sid), gm) for sid in order],
-        "waiting_initiative": waiting, "outcome": sw.outcome(state if gm else as_players_know(state)),
-        "hidden_numbers": state.setting("enemy_numbers") != "public",
+    waiting = tuple(f.name for f in state.pcs() if f.ship and f.initiative is None) if not state.started else ()
+    view = dict(
+        started=state.started, round=state.round,
+        ships=tuple(_ship_row(state, state.ship(sid), gm) for sid in order),
+        waiting_initiative=waiting, outcome=sw.outcome(state if gm else as_players_know(state)),
+        hidden_numbers=state.setting("enemy_numbers") != "public",
         **_status(state, gm),
-    }
+    )
     if gm:
-        view.update(_gm_view(state))
-    return view
+        return GmTableView(**view, **_gm_view(state))
+    return TableView(**view)
 
 
 def _gm_view(state) -> dict:
     """The GM's controls: set-up (initiative, ties, crews, surprise), the ship turn, corrections."""
     _, ties = sw.ship_order(state)
     ties = [g for g in ties if all(state.ship_initiative(sid) is not None for sid in g)]  # not "tied" at nothing
-    npc_only = [{"id": s.id, "name": s.name, "initiative": s.initiative,
-                 "roll": f"d20 {'+' if s.initiative_mod >= 0 else '−'} {abs(s.initiative_mod)}"}
-                for s in state.ships if not any(f.is_pc for f in state.crew(s.id))]
+    npc_only = tuple(NpcInitiative(id=s.id, name=s.name, initiative=s.initiative,
+                                   roll=f"d20 {'+' if s.initiative_mod >= 0 else '−'} {abs(s.initiative_mod)}")
+                     for s in state.ships if not any(f.is_pc for f in state.crew(s.id)))
     problems = []
     if not state.started:
         if any(f.is_pc and f.ship and f.initiative is None for f in state.fighters):
             problems.append("every PC aboard a ship rolls initiative")
-        unset = [s["name"] for s in npc_only if s["initiative"] is None]
+        unset = [s.name for s in npc_only if s.initiative is None]
         if unset:
             problems.append(f"set the initiative of {', '.join(unset)}")
         if ties:
@@ -375,42 +399,41 @@ def _gm_view(state) -> dict:
     turn = state.ship(state.ship_turn) if state.ship_turn else None
     remaining = state.remaining_crew(turn.id) if turn else ()
     acting = state.fighter(state.acting) if state.acting else None
-    return {
-        "fighters": [{"key": f.id, "name": f.name, "pc": f.is_pc, "ship": f.ship,
-                      "ship_name": state.ship(f.ship).name if f.ship else "",
-                      "station": f.station, "station_label": sw.STATION_LABELS.get(f.station, ""),
-                      "surprised": f.surprised, "initiative": f.initiative} for f in state.fighters],
-        "ship_choices": [{"id": s.id, "name": s.name, "surprised": s.surprised} for s in state.ships
-                         if s.status != "destroyed"],
-        "stations": STATIONS, "npc_only": npc_only,
-        "ties": [[{"id": sid, "name": state.ship(sid).name} for sid in group] for group in ties],
-        "start_problems": problems,
-        "turn": {
-            "id": turn.id, "name": turn.name, "active": turn.active, "pending_power": state.pending_power,
-            "distribution": distribution(turn, state.pending_power) if state.stage == "power" else [],
-            "can_regen": (state.stage == "start" and turn.active and 0 < turn.shields < turn.shields_max
-                          and turn.shield_dice > 0),
-            "remaining": [{"key": f.id, "name": f.name} for f in remaining],
-            "can_end": not state.acting and (not turn.active or (state.stage != "power" and not remaining)),
-        } if turn else None,
-        "acting": crew_controls(state, acting) if acting else None,
-        "damage_ships": [{"id": s.id, "name": s.name} for s in state.ships if s.status != "destroyed"],
-        "dealers": [{"id": s.id, "name": s.name} for s in state.ships] + [{"id": f.id, "name": f.name}
-                                                                         for f in state.fighters],
-        "adjustable": [(what, sw.what_label(what)) for what in sw.ADJUSTABLE],
-        "custom_actions": [{"label": a.label, "helm": a.helm} for a in state.custom_actions],
-        "systems": sws.SYSTEMS,
-    }
+    return dict(
+        fighters=tuple(FighterRow(key=f.id, name=f.name, pc=f.is_pc, ship=f.ship,
+                                  ship_name=state.ship(f.ship).name if f.ship else "",
+                                  station=f.station, station_label=sw.STATION_LABELS.get(f.station, ""),
+                                  surprised=f.surprised, initiative=f.initiative) for f in state.fighters),
+        ship_choices=tuple(ShipChoice(id=s.id, name=s.name, surprised=s.surprised) for s in state.ships
+                           if s.status != "destroyed"),
+        stations=STATIONS, npc_only=npc_only,
+        ties=tuple(tuple(Named(id=sid, name=state.ship(sid).name) for sid in group) for group in ties),
+        start_problems=tuple(problems),
+        turn=ShipTurn(
+            id=turn.id, name=turn.name, active=turn.active, pending_power=state.pending_power,
+            distribution=distribution(turn, state.pending_power) if state.stage == "power" else (),
+            can_regen=(state.stage == "start" and turn.active and 0 < turn.shields < turn.shields_max
+                       and turn.shield_dice > 0),
+            remaining=tuple(CrewChoice(key=f.id, name=f.name) for f in remaining),
+            can_end=not state.acting and (not turn.active or (state.stage != "power" and not remaining)),
+        ) if turn else None,
+        acting=crew_controls(state, acting) if acting else None,
+        damage_ships=tuple(Named(id=s.id, name=s.name) for s in state.ships if s.status != "destroyed"),
+        dealers=tuple(Named(id=x.id, name=x.name) for x in (*state.ships, *state.fighters)),
+        adjustable=tuple((what, sw.what_label(what)) for what in sw.ADJUSTABLE),
+        custom_actions=tuple(CustomAction(label=a.label, helm=a.helm) for a in state.custom_actions),
+        systems=sws.SYSTEMS,
+    )
 
 
-def private_view(encounter, state, user_id: int) -> dict:
+def private_view(encounter, state, user_id: int) -> MeView:
     """One player's own crew members: their ship's state, their action economy and what they may do now."""
-    mine = [crew_controls(state, f) for f in state.pcs() if f.owner == user_id]
-    return {"mine": mine, "started": state.started, "round": state.round,
-            "entered_initiative": bool(state.setting("entered_initiative")), "systems": sws.SYSTEMS,
-            **_status(state, False),
-            "your_turn": any(m["acting"] for m in mine),
-            "you_may_act": any(m["can_start"] or m["can_roll"] or m["can_distribute"] for m in mine)}
+    mine = tuple(crew_controls(state, f) for f in state.pcs() if f.owner == user_id)
+    return MeView(mine=mine, started=state.started, round=state.round,
+                  entered_initiative=bool(state.setting("entered_initiative")), systems=sws.SYSTEMS,
+                  **_status(state, False),
+                  your_turn=any(m.acting for m in mine),
+                  you_may_act=any(m.can_start or m.can_roll or m.can_distribute for m in mine))
 
 
 class Sw5eTable(Table):
