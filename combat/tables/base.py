@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from campaigns.models import Character
 from combat.rules.contract import Engine, GameState
 from combat.rules.core import Event, Sight
+from combat.tables.viewmodels import PrivateView
 
 if TYPE_CHECKING:
     from combat.models import Combatant, Encounter
@@ -70,12 +71,15 @@ class Table(ABC):
     # --- what each viewer sees -----------------------------------------------------------------------------------
 
     @abstractmethod
-    def public_view(self, encounter: Encounter, state: Any, gm: bool) -> dict[str, Any]:
-        """The table for the GM (gm=True) or for every player: no per-user facts, no GM-only facts for players."""
+    def public_view(self, encounter: Encounter, state: Any, gm: bool) -> Any:
+        """The table for the GM (gm=True) or for every player: no per-user facts, no GM-only facts for players.
+        A frozen dataclass (combat.tables.viewmodels): the players' type has no `gm_only` field; the GM's type
+        adds them."""
 
     @abstractmethod
-    def private_view(self, encounter: Encounter, state: Any, user_id: int) -> dict[str, Any]:
-        """One player's own sheet and controls; `your_turn` and `you_may_act` drive the banner."""
+    def private_view(self, encounter: Encounter, state: Any, user_id: int) -> PrivateView:
+        """One player's own sheet and controls, a `viewmodels.PrivateView` (`your_turn` and `you_may_act` drive
+        the banner) with no `gm_only` field."""
 
     # --- the end ----------------------------------------------------------------------------------------------------
 

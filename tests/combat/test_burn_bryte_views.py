@@ -8,11 +8,11 @@ import pytest
 from campaigns.models import Campaign
 from combat.tables import burn_bryte as table
 from combat.tables.viewmodels import gm_only_paths
-from tests.combat.view_checks import gm_only_fields, stored_states
+from tests.combat.typed_views import gm_only_fields, stored_states
 
 STATES = dict(stored_states("burn_bryte"))
-SNIPER_DECLARED = STATES["burn_bryte-raid-7"]  # the hidden sniper has declared a long rifle shot at Luwe
-LUWE_FAILED = STATES["burn_bryte-raid-16"]  # Luwe's Stealth roll came up doubles: the GM decides what follows
+SNIPER_DECLARED = STATES["burn_bryte-raid@7"]  # the hidden sniper has declared a long rifle shot at Luwe
+LUWE_FAILED = STATES["burn_bryte-raid@16"]  # Luwe's Stealth roll came up doubles: the GM decides what follows
 
 
 def encounter(visibility: str = Campaign.EnemyHealth.DESCRIPTOR) -> SimpleNamespace:
@@ -23,7 +23,7 @@ def encounter(visibility: str = Campaign.EnemyHealth.DESCRIPTOR) -> SimpleNamesp
 def test_the_players_types_have_no_gm_only_field_and_the_gms_table_adds_them():
     assert gm_only_fields(table.PlayersTable) == []
     assert gm_only_fields(table.BurnBrytePrivate) == []
-    assert {"GmTable.enemies.health", "GmTable.enemies.unseen", "GmTable.declarations", "GmTable.collapse",
+    assert {"GmTable.enemies > GmEnemyRow.health", "GmTable.enemies > GmEnemyRow.unseen", "GmTable.declarations", "GmTable.collapse",
             "GmTable.undeclared"} <= set(gm_only_fields(table.GmTable))
 
 
