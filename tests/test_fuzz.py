@@ -14,9 +14,9 @@ examples left behind.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
-from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlencode
 
@@ -39,9 +39,9 @@ from campaigns import sessions
 from campaigns.models import Character, Membership
 from combat import services as combat_services
 from combat.exports import write_json
-from combat.models import Encounter, EncounterEvent
+from combat.models import Combatant, Encounter, EncounterEvent
 from combat.rules import burn_bryte, registry
-from ships.models import Ship
+from ships.models import CrewAssignment, Ship
 from tests.conftest import PASSWORD, make_user
 
 FUZZ = settings(max_examples=30, deadline=None,
@@ -153,7 +153,7 @@ def check(client: Client, method: str, url: str, data: dict, *, htmx: bool = Fal
 
 # --- the world -------------------------------------------------------------------------------------------------------
 
-@dataclass
+@dataclasses.dataclass
 class World:
     gm: object
     player: object
@@ -479,36 +479,108 @@ def test_an_id_too_large_for_the_column_in_any_url_is_a_404(client, world):
 
 
 COMMANDS = [c.name for c in burn_bryte.COMMANDS] + ["undo"]
-FIELDS = sorted({f.name for c in burn_bryte.COMMANDS for f in c.__dataclass_fields__.values()})
+COMBAT_MODELS = ("burn_bryte", "expanse", "hero", "sw5e")
 
 
-def act_forms(w: World, *, gm: bool):
-    keys = [f"pc{w.pc.pk}", f"npc{w.npc.pk}-1", f"npc{w.npc.pk}-2", f"pc{w.foreign_pc.pk}",
-            f"npc{w.foreign_npc.pk}-1", "0", "1", "-1", "Ranged", "attack", "hit", "neg_minor", "yes", "1 2", "4 4"]
-    commands = st.one_of(st.sampled_from(COMMANDS + ([] if gm else ["end_encounter"])), value)
-    field_values = st.one_of(st.sampled_from(keys), value)
-    return st.fixed_dictionaries(
-        {"command": commands, "key": st.one_of(st.uuids().map(str), value)},
-        optional={name: field_values for name in FIELDS},
-    )
+@pytest.fixture
+def tables(world) -> dict[str, Encounter]:
+    """A running encounter of every combat model in the world's campaign: the player's PC against one enemy."""
+    running = {}
+    for model in COMBAT_MODELS:
+        sheet = registry.get(model).stats.defaults()
+        pc = Character.objects.create(campaign=world.campaign, name=f"PC {model}", owner=world.player, system=model,
+                                      stats=sheet)
+        npc = Character.objects.create(campaign=world.campaign, name=f"Foe {model}", kind="npc", system=model,
+                                       stats=sheet)
+        setup = None
+        if model == "sw5e":  # a ship-to-ship fight: the PC pilots the party's ship, the enemy an NPC ship
+            ships = []
+            for side, crew in ((Ship.Side.PARTY, pc), (Ship.Side.NPC, npc)):
+                ship = Ship.objects.create(campaign=world.campaign, name=f"{side} ship", side=side, hull=30,
+                                           hull_max=30, shields=10, shields_max=10, weapons="laser cannons")
+                CrewAssignment.objects.create(ship=ship, character=crew, station="pilot")
+                ships.append({"pk": ship.pk, "side": side.value, "surprised": False})
+            setup = {"ships": ships, "surprised_crew": []}
+        encounter = combat_services.create_encounter(world.campaign, world.gm, name=f"Fight {model}", model=model,
+                                                     pcs=[pc], enemies=[(npc, 1)], setup=setup)
+        encounter = combat_services.start_encounter(encounter, world.gm)
+        # Past the set-up, to where players act: the GM's (and the PC's) opening moves.
+        pc_key, npc_key = f"pc{pc.pk}", f"npc{npc.pk}-1"
+        openings = {
+            "burn_bryte": [("declare", {"enemy": npc_key, "target": pc_key}), ("start_players", {})],
+            "expanse": [("roll_initiative", {})],
+            "hero": [("next_segment", {})],
+            "sw5e": [("roll_initiative", {"actor": pc_key}),
+                     ("set_ship_initiative", {"ship": f"ship{setup['ships'][1]['pk']}" if setup else "", "value": -10}),
+                     ("start_combat", {})],
+        }[model]
+        for n, (command, data) in enumerate(openings):
+            result = combat_services.submit(encounter.pk, world.gm, command, data, f"opening-{n}")
+            assert result.ok, (model, command, result.error)
+        running[model] = Encounter.objects.get(pk=encounter.pk)
+    return running
 
 
-@settings(FUZZ, max_examples=50)
+def test_every_combat_model_is_fuzzed():
+    assert set(COMBAT_MODELS) == set(registry.MODELS)
+
+
+@st.composite
+def act_forms(draw, w: World, tables: dict[str, Encounter], model: str, *, gm: bool):
+    """Mostly one of the model's commands (or the log's own undo and end) with its own fields, holding this
+    encounter's fighters, the field's default, small numbers and words (so some are taken and the fight moves
+    on), or else fighters of other encounters, other ids and junk; sometimes a junk command and any fields."""
+    engine = registry.get(model).engine
+    commands = {c.name: c for c in engine.COMMANDS}
+    known = [*commands, "undo", *([] if gm else ["end_encounter"])]
+    here = list(tables[model].combatants.values_list("key", flat=True))
+    elsewhere = list(Combatant.objects.filter(encounter__in=[*tables.values(), w.foreign_encounter])
+                     .exclude(encounter=tables[model]).values_list("key", flat=True))
+    numbers = ["0", "1", "2", "3", "-1", "20", "on", "1 2", "4 4", ""]
+    words = ["attack", "hit", "miss", "pistol", "other", "collapse", "yes"]
+    command = draw(st.one_of(value, st.sampled_from(known))) if draw(st.integers(0, 5)) == 0 else draw(
+        st.sampled_from(known))
+    cls = commands.get(command) if isinstance(command, str) else None
+    fields = {f.name: f for c in ([cls] if cls else engine.COMMANDS) for f in dataclasses.fields(c)}
+    form = {"command": command, "key": draw(value) if draw(st.integers(0, 5)) == 0 else draw(st.uuids().map(str))}
+    for name, spec in sorted(fields.items()):
+        # As its form sends it, mostly: every field, a plausible value for its type (fighters and words for text,
+        # small numbers for numbers and dice); now and then one left out or odd (another encounter's fighter, an
+        # id, junk).
+        how = draw(st.integers(0, 7))
+        if how == 0 or (not cls and how < 6):
+            continue
+        plausible = [*here, *here, *words, spec.default] if isinstance(spec.default, str) else numbers
+        form[name] = draw(st.one_of(st.sampled_from(elsewhere), ids(w), value) if how == 1
+                          else st.sampled_from(plausible))
+    if draw(st.integers(0, 4)) == 0:  # a field no command has
+        form[draw(st.text(min_size=1, max_size=12))] = draw(value)
+    return form
+
+
+@pytest.mark.parametrize("model", COMBAT_MODELS)
+@settings(FUZZ, max_examples=20)
 @given(data=st.data())
-def test_fuzz_encounter_act(client, world, data):
+def test_fuzz_encounter_act(client, world, tables, model, data):
+    """Random actions at a table of each model, by its GM or its player: never a server error, a refusal changes
+    nothing, a player never does what only the GM may, and only for their own PC."""
+    encounter = tables[model]
     gm = data.draw(st.booleans())
     htmx = data.draw(st.booleans())
-    form = data.draw(act_forms(world, gm=gm))
+    form = data.draw(act_forms(world, tables, model, gm=gm))
     # Their own encounter, or someone else's through this campaign's URL (a 404, never a way in).
-    target = data.draw(st.sampled_from([world.encounter, world.encounter, world.foreign_encounter]))
+    target = data.draw(st.sampled_from([encounter, encounter, encounter, world.foreign_encounter]))
     url = reverse("encounter_act", args=[world.campaign.pk, target.pk])
-    version = Encounter.objects.get(pk=world.encounter.pk).version
+    version = Encounter.objects.get(pk=encounter.pk).version
     response = check(as_user(client, world.gm if gm else world.player), "post", url, form, htmx=htmx)
-    if target != world.encounter:
+    after = Encounter.objects.get(pk=encounter.pk)
+    if target != encounter:
         assert response.status_code == 404
-    if not gm and form["command"] in ("end_encounter", "undo", "start_players", "declare", "spend_collapse"):
-        assert Encounter.objects.get(pk=world.encounter.pk).version == version  # GM-only: refused
-    assert Encounter.objects.get(pk=world.encounter.pk).status == Encounter.Status.ACTIVE
+    if not gm and after.version != version:  # the player's action was taken: one a player may take, for their PC
+        who = registry.get(model).command_who().get(form["command"])
+        assert who == "owner", form
+        assert form.get("actor") == encounter.combatants.get(side="pc").key, form
+    assert after.status == Encounter.Status.ACTIVE
 
 
 @pytest.mark.parametrize("field", ["text", "key"])
