@@ -206,8 +206,12 @@ def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_for
     except NotAllowed as exc:
         return Result(ok=False, error=str(exc))
     except IntegrityError:
-        # Another request with the same key won the race: it holds the answer.
-        return Result(ok=True, duplicate=True)
+        # Another request with the same key won the race: it holds the answer. Any other clash is a real error,
+        # never reported as done.
+        done = _seqs_of_key(encounter_id, key)
+        if not done:
+            raise
+        return Result(ok=True, seqs=done, duplicate=True)
     return Result(ok=True, seqs=seqs)
 
 

@@ -62,6 +62,20 @@ def test_same_key_twice_makes_one_event(enc, gm, pc, npc):
     assert EncounterEvent.objects.filter(encounter=enc).count() == 1
 
 
+def test_a_clash_that_is_not_the_key_is_an_error_not_a_done_action(enc, gm, pc, npc, monkeypatch):
+    """Only a race on the sender's own key is answered "done": any other clash while writing stores nothing and is
+    raised (a server error the phone can retry), never reported as taken."""
+    from django.db import IntegrityError
+
+    def clash(*args, **kwargs):
+        raise IntegrityError("one_event_per_seq")
+
+    monkeypatch.setattr(services, "_append", clash)
+    with pytest.raises(IntegrityError):
+        go(enc, gm, "declare", key="tap", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}")
+    assert not EncounterEvent.objects.filter(encounter=enc).exists()
+
+
 def test_a_refusal_is_a_sentence_and_changes_nothing(enc, gm, pc, npc):
     result = go(enc, gm, "claim_turn", actor=f"pc{pc.pk}")
     assert not result.ok and result.error == "Player characters take their turns in Phase 2."
