@@ -32,10 +32,21 @@
   document.addEventListener("htmx:ws:error", function (evt) {
     if (!socketOpen(evt)) setStatus("offline", "reconnecting…");  // a bad frame on a live socket is not a drop
   });
+  // A table as it would be drawn again: without the keys and CSRF tokens each render draws afresh, or the
+  // marks htmx leaves on what it has processed.
+  function drawn(el) {
+    var copy = el.cloneNode(true);
+    copy.removeAttribute("hx-swap-oob");  // htmx takes it off what it swaps in
+    copy.querySelectorAll("input[name=csrfmiddlewaretoken]").forEach(function (i) { i.remove(); });
+    copy.querySelectorAll("input[name=key]").forEach(function (i) { i.removeAttribute("value"); });
+    copy.querySelectorAll("[data-htmx-powered]").forEach(function (f) { f.removeAttribute("data-htmx-powered"); });
+    return copy.outerHTML.replace(/\s+/g, " ");
+  }
   // The same fragment arrives twice (the action's response and the socket), from two connections that can
-  // overtake each other: never let an older version replace a newer one. An extension hook rather than a
-  // document listener: the form that posted may already have been swapped out (its events no longer
-  // bubble to the document) by the time its response arrives.
+  // overtake each other, and the socket sends the page's own version again when it connects: never let an
+  // older version replace a newer one, nor the same table again (it would only wipe what the viewer has typed
+  // or picked since). An extension hook rather than a document listener: the form that posted may already
+  // have been swapped out (its events no longer bubble to the document) by the time its response arrives.
   function dropStale(elt, detail) {
     var tasks = detail && detail.tasks;
     if (!tasks) return;
@@ -44,11 +55,7 @@
       if (typeof target === "string") target = document.querySelector(target);
       if (!incoming || !target || !target.dataset) continue;
       var have = parseInt(target.dataset.version, 10), got = parseInt(incoming.getAttribute("data-version"), 10);
-      var html = incoming.outerHTML;
-      // The same version usually comes twice (the socket, then the action's own response): a second copy of
-      // the same HTML would only wipe what the viewer has typed or picked since the first.
-      if (got < have || (got === have && target._frayHtml === html)) tasks.splice(i, 1);
-      else incoming._frayHtml = html;
+      if (got < have || (got === have && drawn(target) === drawn(incoming))) tasks.splice(i, 1);
     }
   }
   // An action the server could not even read (over the upload limit, garbled) gets a page, not the table's
