@@ -101,6 +101,12 @@ class GMNotesForm(forms.ModelForm):
         fields = ("gm_notes",)
         widgets = {"gm_notes": forms.Textarea(attrs={"rows": 6})}
 
+    def clean(self):
+        # A post without the box at all (a stray or crafted request) must not read as "clear my notes".
+        if self.is_bound and "gm_notes" not in self.data:
+            raise forms.ValidationError("Nothing to save: the notes box was not sent. Nothing was changed.")
+        return super().clean()
+
 
 class InviteForm(forms.Form):
     days = forms.TypedChoiceField(

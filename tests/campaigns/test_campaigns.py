@@ -125,6 +125,16 @@ def test_refused_campaign_edits_answer_400_and_change_nothing(client, gm, campai
     assert campaign.name == "Drift" and campaign.gm_notes.startswith("SECRET-GM-NOTE")
 
 
+def test_a_notes_post_without_the_box_keeps_the_notes(client, gm, campaign):
+    client.force_login(gm)
+    for headers in ({}, {"HX-Request": "true"}):
+        response = client.post(reverse("gm_notes", args=[campaign.pk]), {"other": "x"}, headers=headers)
+        assert response.status_code == 400
+        assert "the notes box was not sent" in response.content.decode()
+    campaign.refresh_from_db()
+    assert campaign.gm_notes.startswith("SECRET-GM-NOTE")
+
+
 def test_gm_notes_work_without_javascript(client, gm, campaign):
     client.force_login(gm)
     url = reverse("gm_notes", args=[campaign.pk])
