@@ -387,6 +387,7 @@ def test_an_unknown_claim_token_sends_nothing(game, clock):
 def test_beat_runs_the_sweep_every_minute():
     entry = settings.CELERY_BEAT_SCHEDULE["send-due-reminders"]
     assert entry["task"] == "campaigns.tasks.send_due_reminders" and entry["schedule"] == 60.0
+    celery_app.loader.import_default_modules()  # what a starting worker does: find every app's tasks
     assert entry["task"] in celery_app.tasks
     assert celery_app.conf.beat_schedule["send-due-reminders"]["schedule"] == 60.0
 
