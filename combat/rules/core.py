@@ -191,7 +191,7 @@ class Command:
     """Base of every command. `actor` is the combatant it is issued for ("" for GM-only commands)."""
 
     name: ClassVar[str] = ""
-    who: ClassVar[str] = "gm"  # "gm": GMs only; "owner": the player of `actor` (and GMs); "any": any member
+    who: ClassVar[str] = "gm"  # "gm": GMs only; "owner": the player of `actor` (and GMs); see contract.WHO
     label: ClassVar[str] = ""
 
 
