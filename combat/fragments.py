@@ -65,6 +65,8 @@ class Renderer:
     def for_viewer(self, membership) -> str:
         if membership.is_gm:
             return self.for_gm()
+        if tables.get(self.encounter.model).ME_FIRST:  # a phone reads its own controls first
+            return self.me(membership.user_id) + self.for_players()
         return self.for_players() + self.me(membership.user_id)
 
 

@@ -30,6 +30,7 @@ class Table(ABC):
     `private_view`; everything else has a default it may override."""
 
     ENEMIES_REQUIRED: ClassVar[bool] = True  # the builder refuses an encounter without an enemy
+    ME_FIRST: ClassVar[bool] = False  # a player's page puts their own controls (`me`) before the table
     review: ClassVar[ModuleType | None] = None
     """The model's after-action facts module (pure, beside its rules): `facts(state, event)` and `MODEL_FIGURES`
     ((key, label, GM-only) of the model's own summary columns). None: the log page shows the timeline only."""

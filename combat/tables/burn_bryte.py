@@ -16,6 +16,7 @@ from ships.models import Ship
 
 PHASE_TITLES = {1: "Enemies declare", 2: "Players act", 3: "Enemies move and resolve"}
 DEFAULT_LIVABILITY = 3
+ATTACK_SKILLS = ("Ranged", "Melee")  # a phone's default attack skill is the likelier of these (Ranged on a tie)
 
 
 def build_form(form) -> None:
@@ -156,7 +157,8 @@ class Sheet:
     free_move_used: bool
     pending_failure: bool
     last_roll: bb.Roll | None
-    targets: tuple[Named, ...]
+    targets: tuple[Named, ...]  # enemies this PC is aware of and not down, the default target first
+    attack_skill: SkillOdds  # the default skill of an attack: the likelier of Ranged and Melee
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -168,12 +170,25 @@ class Defendable:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Rescue:
+    """Another PC's roll failed on doubles: one of this player's PCs (`helper`) may spend a party Advantage to
+    reroll one of its dice."""
+
+    roller: str
+    faces: tuple[int, ...]
+    helper: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class BurnBrytePrivate(PrivateView):
     mine: tuple[Sheet, ...]
     pickable: tuple[Named, ...]
     defendable: tuple[Defendable, ...]
     advantages: int
     entered_dice: bool
+    waiting: str = ""  # when it is not this player's turn: who acts and what the table waits for
+    rescue: Rescue | None = None  # another PC's failed roll this player may spend a shared Advantage on
+    out_of_turn: str = ""  # what this player may do while waiting, in words
 
 
 # --- building them --------------------------------------------------------------------------------------------
@@ -220,7 +235,8 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
 
 
 def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
-    """One player's own controls: their characters, whether they may act, the exact odds of each skill."""
+    """One player's own controls: their characters, whether they may act, the exact odds of each skill, and when
+    it is not their turn a line saying what the table waits for."""
     mine = []
     for f in state.pcs():
         if f.owner != user_id:
@@ -242,17 +258,85 @@ def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
             free_move_used=state.free_move_used if acting else False,
             pending_failure=acting and state.pending_failure,
             last_roll=state.last_roll if acting else None,
-            targets=tuple(Named(key=e.id, name=e.name) for e in state.enemies() if e.id in f.aware_of and not e.down),
+            targets=_targets(state, f),
+            attack_skill=max((s for s in skills if s.name in ATTACK_SKILLS),
+                             key=lambda s: (s.chance, s.sides, s.name == ATTACK_SKILLS[0])),
         ))
     players = Sight(state.fighters, gm=False)  # an unseen enemy's attack is not on the table
     defendable = tuple(
         Defendable(id=d.id, label=f"{players.name(d.enemy)}: {d.text} → {players.name(d.target)}")
         for d in state.declarations if not d.defended and not d.outcome and players.visible(d.enemy))
+    your_turn = any(m.acting for m in mine)
     return BurnBrytePrivate(mine=tuple(mine), pickable=tuple(Named(key=f.id, name=f.name) for f in state.pcs_left()),
                             defendable=defendable, advantages=state.advantages,
                             entered_dice=bool(state.settings.get("entered_dice")),
-                            your_turn=any(m.acting for m in mine),
-                            you_may_act=any(m.can_claim or m.can_pick for m in mine))
+                            your_turn=your_turn,
+                            you_may_act=any(m.can_claim or m.can_pick for m in mine),
+                            **_off_turn(state, mine, your_turn))
+
+
+def _targets(state, f) -> tuple[Named, ...]:
+    """Whom `f` may attack: the enemies it is aware of (never one the party has not seen) still above 0 Health
+    Levels. The likeliest comes first, the default of a phone's attack: one whose open declared action targets
+    `f`, else the first in the encounter's order."""
+    enemies = [e for e in state.enemies() if e.id in f.aware_of and not e.down]
+    threats = {d.enemy for d in state.declarations if d.target == f.id and not d.outcome and not d.defended}
+    enemies.sort(key=lambda e: e.id not in threats)  # stable: the encounter's order otherwise
+    return tuple(Named(key=e.id, name=e.name) for e in enemies)
+
+
+def _waiting(state, mine) -> str:
+    """One line for a player whose turn it is not: the phase, who acts, and what the table waits for."""
+    if state.phase == 1:
+        return "Phase 1: the GM declares what each enemy will do — the party acts in Phase 2."
+    if state.phase == 3:
+        return "Phase 3: the enemies move and their declared actions resolve — then a new round."
+    left = [f for f in mine if not f.took_turn and not f.down]
+    if all(f.down for f in mine):
+        later = f" — {mine[0].name} is at 0 Health Levels and takes no actions"
+    elif left:
+        later = ""
+    else:
+        later = f" — {mine[0].name} has had a turn this round"
+    if state.turn:
+        what = " and the GM decides what follows the failed roll" if state.pending_failure else ""
+        return f"Phase 2: {state.fighter(state.turn).name} is taking their turn{what}{later}."
+    if not state.pcs_left():
+        return "Phase 2: every PC has had a turn — the GM starts Phase 3."
+    if state.chain and state.picker:
+        if any(f.id == state.picker for f in mine):
+            return "Phase 2: you pick who goes next."
+        return f"Phase 2: {state.fighter(state.picker).name} picks who goes next{later}."
+    if state.chain:
+        return f"Phase 2: the GM picks who goes next{later}."
+    if left:
+        return "Phase 2: the party picks who goes next — you can claim the next turn."
+    return f"Phase 2: the party picks who goes next{later}."
+
+
+def _off_turn(state, mine: list[Sheet], your_turn: bool) -> dict:
+    """The waiting line, another PC's failed roll this player may rescue, and what they may do meanwhile."""
+    if your_turn or not mine:
+        return {}
+    rescue = _rescue(state, mine)
+    may = []
+    if rescue:
+        may.append(f"spend one of the party’s Advantages on {rescue.roller}’s failed roll")
+    if any(m.nova_points and not m.down for m in mine):
+        may.append("spend Nova points")
+    out_of_turn = f"Out of turn you may {' or '.join(may)}." if may else ""
+    return {"waiting": _waiting(state, [state.fighter(m.key) for m in mine]), "rescue": rescue,
+            "out_of_turn": out_of_turn}
+
+
+def _rescue(state, mine) -> Rescue | None:
+    """Another PC's roll failed and the party has an Advantage: the first of this player's PCs able to act may
+    spend it to reroll a die (the pool is the party's)."""
+    roll = state.last_roll
+    helper = next((m for m in mine if not m.down), None)
+    if not (state.phase == 2 and state.pending_failure and roll and state.advantages and helper):
+        return None
+    return Rescue(roller=state.fighter(roll.fighter).name, faces=roll.faces, helper=helper.key)
 
 
 def _conditions(c) -> list[str]:
@@ -277,6 +361,7 @@ class BurnBryteTable(Table):
                 "Advantages and Collapse points end with the fight.")
     review = bb_review
     section_title = staticmethod(bb_review.section_title)
+    ME_FIRST = True
 
     build_form = staticmethod(build_form)
     initial_state = staticmethod(initial_state)

@@ -196,6 +196,7 @@ class Panel:
     abort_cost: str
     can_abort: bool
     targets: tuple[Target, ...]
+    foes: tuple[Target, ...]  # the targets a simple attack is for (enemies in sight still standing), default first
     next_phase: str
     started: bool
     able: bool
@@ -227,6 +228,8 @@ class HeroPrivate(PrivateView):
     actions: tuple[tuple[str, str], ...]
     segment: int
     turn: int
+    waiting: str = ""  # off-phase: who acts and what the table waits for
+    out_of_phase: str = ""  # off-phase: what this player may still do, in words
 
 
 # --- what everyone sees -------------------------------------------------------------------------------------
@@ -388,6 +391,7 @@ def _panel(state, f, gm: bool) -> Panel:
         abort_cost = f"Aborting gives up your next phase ({next_phase})."
     else:
         abort_cost = ""
+    targets = _targets(state, f, Sight(state.fighters, gm)) if on_floor and able else ()
     return Panel(
         key=f.id, name=f.name, pc=f.side == "pc", gm=gm,
         spd=f.spd, dex=f.initiative_dex, ocv=f.ocv, dcv=f.current_dcv, pd=f.pd, ed=f.ed,
@@ -403,7 +407,7 @@ def _panel(state, f, gm: bool) -> Panel:
         hold_dex_max=f.initiative_dex - 1,
         held=_held_text(f.held), can_release=f.held is not None and not state.acting,
         abort_refusal=refusal, aborts=ABORTS, abort_cost=abort_cost, can_abort=off_phase and not refusal,
-        targets=_targets(state, f, Sight(state.fighters, gm)) if on_floor and able else (),
+        targets=targets, foes=tuple(t for t in targets if not t.out and state.fighter(t.key).side != f.side),
         next_phase=next_phase, started=state.started, able=able,
         entered_dice=bool(state.settings.get("entered_dice")),
     )
@@ -412,9 +416,42 @@ def _panel(state, f, gm: bool) -> Panel:
 def private_view(encounter, state, user_id: int) -> HeroPrivate:
     """One player's own characters and what each may do now; `your_turn` / `you_may_act` drive the banner."""
     mine = tuple(_panel(state, f, gm=False) for f in state.pcs() if f.owner == user_id)
-    return HeroPrivate(mine=mine, actions=ACTIONS, your_turn=any(p.on_floor for p in mine),
+    your_turn = any(p.on_floor for p in mine)
+    return HeroPrivate(mine=mine, actions=ACTIONS, your_turn=your_turn,
                        you_may_act=any(p.can_release and not p.on_floor for p in mine),
-                       segment=state.segment, turn=state.turn)
+                       segment=state.segment, turn=state.turn,
+                       waiting="" if your_turn or not mine else _waiting(state, mine),
+                       out_of_phase="" if your_turn else _out_of_phase(mine))
+
+
+def _waiting(state, mine: tuple[Panel, ...]) -> str:
+    """One line for a player whose phase it is not: who has the floor (as the party knows them) and when this
+    player's next phase comes."""
+    if not state.started:
+        return "Before combat: the GM opens combat in segment 12 of turn 1, and everyone acts first."
+    players = Sight(state.fighters, gm=False)  # an unseen enemy with the floor is "someone unseen"
+    where = f"Turn {state.turn}, segment {state.segment}"
+    if state.floor:
+        held = " acts on a held action" if state.acting else "’s phase"
+        now = f"{where}: {players.name(state.floor)}{held}"
+    else:
+        now = f"{where}: every phase is done — the GM moves to the next segment"
+    nexts = [p for p in mine if p.next_phase]
+    if len(mine) == 1 and nexts:
+        now += f" — your next phase: {nexts[0].next_phase}"
+    return now + "."
+
+
+def _out_of_phase(mine: tuple[Panel, ...]) -> str:
+    """What a player may do off-phase: act on a held action, abort to a defence, actions that take no time."""
+    may = []
+    if any(p.can_release for p in mine):
+        may.append("act on your held action")
+    if any(p.can_abort for p in mine):
+        may.append("abort to a defence (Dodge, Block…)")
+    if any(p.able and p.started for p in mine):
+        may.append("take actions that take no time")
+    return f"Out of your phase you may {', '.join(may[:-1])}{' or ' if len(may) > 1 else ''}{may[-1]}." if may else ""
 
 
 class HeroTable(Table):
@@ -424,6 +461,7 @@ class HeroTable(Table):
     PERSISTS = ("STUN, BODY and END go back to the player characters' sheets; held actions and aborts end with the "
                 "fight.")
     review = hero_review
+    ME_FIRST = True
     round_title = staticmethod(hero_review.round_title)
     section_title = staticmethod(hero_review.section_title)
 

@@ -583,7 +583,9 @@ def _remove(campaign, user):
 
 
 def assert_players_table(html: str, encounter: Encounter) -> None:
-    assert html.lstrip().startswith(f'<section id="enc-{encounter.pk}-table"'), html[:200]
+    """A player's snapshot: the table, after the player's own controls where the model puts those first."""
+    starts = (f'<section id="enc-{encounter.pk}-table"', f'<section id="enc-{encounter.pk}-me"')
+    assert html.lstrip().startswith(starts) and f'id="enc-{encounter.pk}-table"' in html, html[:200]
     assert_no_gm_fact(html, encounter, "none")
     assert LURKER not in html
 

@@ -202,9 +202,12 @@ def _free_move(state: State, c: FreeMove, dice: Dice) -> list[Event]:
 
 
 def _spend_advantage(state: State, c: SpendAdvantage, dice: Dice) -> list[Event]:
-    pc = _own_turn(state, c.actor)
+    """The pool is the party's: the roller, or any other PC able to act, may spend it on the turn's failed roll."""
+    pc = state.fighter(c.actor)
+    _require(pc.side == "pc", "Only player characters spend the party's Advantages.")
+    _require(not pc.down, f"{pc.name} is at 0 Health Levels and cannot act.")
     roll = state.last_roll
-    _require(state.pending_failure and roll is not None and roll.fighter == pc.id,
+    _require(state.phase == 2 and state.pending_failure and roll is not None and roll.fighter == state.turn,
              "Advantages reroll a die of a failed roll.")
     assert roll is not None  # (just checked)
     _require(state.advantages >= 1, "The party has no Advantages left.")

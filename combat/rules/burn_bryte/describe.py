@@ -106,7 +106,9 @@ def _skill_rolled(state: State, event: SkillRolled, sight: Sight) -> str:
 
 def _advantage_spent(state: State, event: AdvantageSpent, sight: Sight) -> str:
     entered = " (entered)" if event.entered else ""
-    return (f"{sight.name(event.fighter)} spends an Advantage to reroll die {event.die + 1}: "
+    roller = state.last_roll.fighter if state.last_roll else event.fighter
+    whose = "" if roller == event.fighter else f" of {sight.name(roller)}'s roll"
+    return (f"{sight.name(event.fighter)} spends an Advantage to reroll die {event.die + 1}{whose}: "
             f"it shows {event.face}{entered}.")
 
 
