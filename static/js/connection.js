@@ -1,5 +1,6 @@
 // The live table's link to the server, told honestly: the badge says live / reconnecting… / offline, a heartbeat
-// finds a socket that died without closing, and the page catches up after the phone sleeps.
+// finds a socket that died without closing, the page catches up after the phone sleeps, and the log's open and
+// closed parts stay as the viewer left them across live updates.
 (function () {
   "use strict";
   var live = document.getElementById("live");
@@ -95,5 +96,21 @@
   window.addEventListener("pageshow", function (evt) { if (evt.persisted) wake(); });
   setInterval(ping, PING_EVERY);
 
+  // The log's <details> (the log itself, its earlier entries) keep what the viewer opened or closed: every live
+  // update draws them afresh as the server sets them, so put the viewer's choice on the incoming copy.
+  var chosen = {};  // id -> open
+  document.addEventListener("toggle", function (evt) {
+    var el = evt.target;
+    if (el.matches && el.matches("details[data-keep-open][id]")) chosen[el.id] = el.open;
+  }, true);  // toggle does not bubble
+  function keepOpen(elt, detail) {
+    (detail && detail.tasks || []).forEach(function (task) {
+      if (!task.fragment || !task.fragment.querySelectorAll) return;
+      task.fragment.querySelectorAll("details[data-keep-open][id]").forEach(function (el) {
+        if (el.id in chosen) el.open = chosen[el.id];
+      });
+    });
+  }
+  if (window.htmx) htmx.registerExtension("fray-link", { htmx_before_swap: keepOpen });
   show();
 })();

@@ -1,9 +1,11 @@
-"""An honest connection on a player's phone.
+"""An honest connection on a player's phone, and a log that stays as the player left it.
 
 A GM (on a phone too) runs a Burn Bryte encounter against Luwe, Ana's character, and declares the Nivicks' actions:
 each declaration is a live update on Ana's phone. On both phone screens (360x740 and 412x915):
 - the network is cut: the badge leaves "live" within 10 s, and when the network returns it is live again and the
   table has caught up with what happened meanwhile;
+- Ana collapses the log: it stays collapsed across three live updates; she opens it and its earlier entries, and
+  they stay open;
 - the phone sleeps while its socket dies without a word (no frame either way, no close, as when a phone's
   network drops in its sleep): what the GM did meanwhile shows once the phone wakes, without a reload.
 """
@@ -71,6 +73,36 @@ def test_the_badge_leaves_live_when_the_network_is_cut_and_returns_with_it(daphn
     expect(badge(ana)).to_have_attribute("data-state", "live", timeout=15_000)
     expect(badge(ana)).to_have_text("live")
     expect(ana.locator(".declarations li", has_text="Nivick 1")).to_contain_text("fires across the gap")
+    assert ana.evaluate("window.__noReload === true"), "the phone reloaded the page"
+
+
+def test_the_log_stays_as_the_player_left_it_across_live_updates(daphne_server, phone, screen):
+    gm, ana = open_table(daphne_server, phone, screen, f"Folded log {screen['width']}")
+    log = ana.locator("details.log")
+    newest = ana.locator(".log li").first
+    expect(newest).to_be_visible()
+    log.locator("summary", has_text="Log").click()
+    expect(newest).to_be_hidden()
+    for n in (1, 2, 3):
+        declare(gm, f"Nivick {n}", f"aims shot {n}")
+        expect(ana.locator(".declarations li", has_text=f"Nivick {n}")).to_contain_text(f"aims shot {n}")
+        expect(newest).to_be_hidden()  # still collapsed after this update
+    assert ana.locator(".log li", has_text="aims shot 3").count() == 1  # the update did reach the hidden log
+
+    # Open again: the newest three lines, the rest behind "Earlier entries (N)", which stays open once opened.
+    log.locator("summary", has_text="Log").click()
+    declare(gm, "Nivick 4", "aims shot 4")
+    lines = ana.locator(".log > ol > li")
+    expect(lines.first).to_contain_text("aims shot 4")
+    expect(lines).to_have_count(3)
+    earlier = ana.locator(".log-earlier")
+    expect(earlier.locator("li", has_text="aims shot 1")).to_be_hidden()
+    earlier.locator("summary", has_text=re.compile(r"Earlier entries \(\d+\)")).click()
+    expect(earlier.locator("li", has_text="aims shot 1")).to_be_visible()
+    gm.get_by_role("button", name="Start Phase 2: players act").click()
+    expect(ana.locator(".status h2")).to_have_text("Round 1 · Phase 2")
+    expect(earlier.locator("li", has_text="aims shot 2")).to_be_visible()  # pushed down, and still open
+    expect(lines).to_have_count(3)
     assert ana.evaluate("window.__noReload === true"), "the phone reloaded the page"
 
 
