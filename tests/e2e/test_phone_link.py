@@ -15,8 +15,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
-from tests.e2e.live import join_table, log_has, log_in, start_built_encounter
+from tests.e2e.live import daphne_server, join_table, log_in, start_built_encounter  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.e2e]
 
