@@ -4,6 +4,9 @@ Every socket also joins its user's group (campaigns.live). When their membership
 once: no longer a member (or a player on a GM's draft) -> closed with 4404; another role -> it moves to that
 audience's group and gets that audience's table. A resync ("hello") checks the same way. Table fragments carry
 the group they were sent to, so one queued for an audience the socket has just left is dropped.
+
+The page's heartbeat sends "ping" every few seconds and gets "pong" back (no database): a phone that misses a pong
+knows its socket is dead and reconnects. Pings have their own ration, so they never use up the resyncs'.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from combat.models import Encounter
 MAX_FRAME = 4096  # clients only ever send a tiny "hello"; anything bigger is refused
 BURST = 5  # resyncs a socket may ask for at once (a phone waking up) ...
 PER_SECOND = 1.0  # ... and then about one a second; a socket asking faster is closed with 4429
+PING, PONG = "ping", "pong"  # the page's heartbeat and the answer
+PING_BURST = 5  # pings a socket may send at once (waking up, coming back online) ...
+PINGS_PER_SECOND = 1.0  # ... and then about one a second (the page sends one every few); faster is closed with 4429
 
 
 class TokenBucket:
@@ -52,6 +58,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.campaign_id, self.encounter_id = kwargs["campaign_id"], kwargs["encounter_id"]
         self.own_key = str(user.pk)  # picks this player's own controls out of each players' message
         self.resyncs = TokenBucket(BURST, PER_SECOND, monotonic())
+        self.pings = TokenBucket(PING_BURST, PINGS_PER_SECOND, monotonic())
         # The user's group first: a change of membership from here on reaches this socket as an order.
         await self._join(user_group(user.pk))
         membership = await self._membership()
@@ -68,9 +75,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self._leave_groups()
 
     async def receive(self, text_data=None, bytes_data=None):
-        # Actions go over HTTP (they must survive a dropped socket); the socket only asks for a resync.
+        # Actions go over HTTP (they must survive a dropped socket); the socket only pings or asks for a resync.
         if self.closing:
             return  # frames that were already queued when the socket was closed
+        if text_data == PING:
+            if self.pings.take(monotonic()):
+                await self.send(text_data=PONG)
+            else:
+                await self._close(4429)
+            return
         if not self.resyncs.take(monotonic()):
             await self._close(4429)
             return

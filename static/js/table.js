@@ -1,16 +1,9 @@
-// The live table on a phone: show the connection, buzz and announce "your turn", catch up after sleep.
+// The live table on a phone: buzz and announce "your turn" (the connection itself: connection.js).
 (function () {
   "use strict";
   var live = document.getElementById("live");
   if (!live) return;
-  var status = document.getElementById("live-status");
   var wasTurn = null, wasMay = null;
-
-  function setStatus(state, text) {
-    if (!status) return;
-    status.dataset.state = state;
-    status.textContent = text;
-  }
 
   function checkTurn() {
     var me = live.querySelector(".me");
@@ -22,16 +15,6 @@
     wasTurn = turn; wasMay = may;
   }
 
-  // hx-ws (htmx 4) names its events htmx:ws:after:connection / htmx:ws:close / htmx:ws:error.
-  function socketOpen(evt) {
-    var connection = evt.detail && evt.detail.connection;
-    return !!(connection && connection.socket && connection.socket.readyState === WebSocket.OPEN);
-  }
-  document.addEventListener("htmx:ws:after:connection", function () { setStatus("live", "live"); });
-  document.addEventListener("htmx:ws:close", function () { setStatus("offline", "reconnecting…"); });
-  document.addEventListener("htmx:ws:error", function (evt) {
-    if (!socketOpen(evt)) setStatus("offline", "reconnecting…");  // a bad frame on a live socket is not a drop
-  });
   // A table as it would be drawn again: without the keys and CSRF tokens each render draws afresh, or the
   // marks htmx leaves on what it has processed.
   function drawn(el) {

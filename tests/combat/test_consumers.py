@@ -774,3 +774,58 @@ async def test_a_phone_may_resync_a_few_times_at_once_then_about_once_a_second(t
         assert f'id="enc-{table.pk}-table"' in html
     await socket.send_to(text_data="hello")  # a second one within the same second is one too many
     assert await socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 4429}
+
+
+# --- 9. the page's heartbeat ----------------------------------------------------------------------------------
+
+async def test_a_ping_gets_a_pong_and_no_table(table, player, sockets, snapshots):
+    socket, _, _ = await sockets(player, table)
+    await receive(socket, 1)
+    for _ in range(3):
+        await socket.send_to(text_data="ping")
+        assert await receive(socket, 1) == ["pong"]
+    assert snapshots[0] == 1  # only the connect's table: a ping reads nothing
+    await socket.send_to(text_data="hello")  # a resync still answers with the table
+    [html] = await receive(socket, 1)
+    assert f'id="enc-{table.pk}-table"' in html
+
+
+async def test_pings_do_not_use_up_the_resyncs(table, player, sockets, frozen_clock):
+    from combat.consumers import BURST, PING_BURST
+
+    socket, _, _ = await sockets(player, table)
+    await receive(socket, 1)
+    for _ in range(PING_BURST):  # a phone waking up pings at once ...
+        await socket.send_to(text_data="ping")
+        assert await receive(socket, 1) == ["pong"]
+    for _ in range(BURST):  # ... and may still resync as often as before
+        await socket.send_to(text_data="hello")
+        [html] = await receive(socket, 1)
+        assert f'id="enc-{table.pk}-table"' in html
+
+
+async def test_a_socket_flooding_pings_is_closed_after_a_few_pongs(table, player, sockets, frozen_clock):
+    from combat.consumers import PING_BURST
+
+    socket, _, _ = await sockets(player, table)
+    await receive(socket, 1)
+    for _ in range(200):
+        await socket.send_to(text_data="ping")
+    answered = 0
+    while (output := await socket.receive_output(timeout=WAIT))["type"] == "websocket.send":
+        assert output["text"] == "pong"
+        answered += 1
+    assert output == {"type": "websocket.close", "code": 4429}
+    assert await socket.receive_nothing(timeout=QUIET)
+    assert answered == PING_BURST
+
+
+async def test_a_phone_may_ping_about_once_a_second(table, player, sockets, frozen_clock):
+    from combat.consumers import PING_BURST
+
+    socket, _, _ = await sockets(player, table)
+    await receive(socket, 1)
+    for _ in range(PING_BURST + 5):  # every second, forever
+        frozen_clock[0] += 1
+        await socket.send_to(text_data="ping")
+        assert await receive(socket, 1) == ["pong"]

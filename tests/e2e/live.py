@@ -180,7 +180,12 @@ def reviews_keep_gm_secrets(gm, phones, encounter_url, encounter_name, secrets):
 
 
 def log_has(page, text):
-    """The live log on `page` shows an entry with `text`."""
+    """The live log on `page` shows an entry with `text`: among the newest lines, or under "Earlier entries",
+    which this opens if the entry is there (it stays open across live updates)."""
     from playwright.sync_api import expect
 
-    expect(page.locator(".log li", has_text=text).first).to_be_visible()
+    entry = page.locator(".log li", has_text=text).first
+    expect(entry).to_be_attached()
+    if not entry.is_visible():
+        page.locator(".log-earlier:not([open]) > summary").click()
+    expect(entry).to_be_visible()

@@ -1,0 +1,116 @@
+// The live table's link to the server, told honestly: the badge says live / reconnecting… / offline, a heartbeat
+// finds a socket that died without closing, the page catches up after the phone sleeps, and the log's open and
+// closed parts stay as the viewer left them across live updates.
+(function () {
+  "use strict";
+  var live = document.getElementById("live");
+  if (!live) return;
+  var status = document.getElementById("live-status");
+  var PING_EVERY = 3000;  // ms between heartbeats while the socket is open
+  var PONG_WAIT = 4000;  // ms without any frame after a ping (or a wake-up) before the socket counts as dead
+
+  var connection = null;  // hx-ws's connection (from its events); .socket is the WebSocket of the moment
+  var alive = false;  // the socket is open and answered lately
+  var deadline = null, suspect = null;  // the timer that declares `suspect` (a socket) dead unless it answers
+
+  function socket() { return connection && connection.socket; }
+  function isOpen(ws) { return !!ws && ws.readyState === WebSocket.OPEN; }
+
+  function show() {
+    if (!status) return;
+    // "connecting…" (as the page is drawn) until the first socket opens.
+    var state = !navigator.onLine ? "offline" : alive ? "live" : connection ? "reconnecting" : "connecting";
+    if (status.dataset.state === state) return;  // the badge is read out (aria-live): only when it changes
+    status.dataset.state = state;
+    status.textContent = state === "reconnecting" || state === "connecting" ? state + "…" : state;
+  }
+
+  // Wait for a sign of life from the current socket: any frame. None by the deadline means it is dead.
+  function awaitAnswer() {
+    if (deadline) return;
+    suspect = socket();
+    deadline = setTimeout(dead, PONG_WAIT);
+  }
+  function answered() {
+    clearTimeout(deadline);
+    deadline = suspect = null;
+  }
+  function dead() {
+    var ws = suspect;
+    deadline = suspect = null;
+    // Not the current socket any more, or already closed: hx-ws has it in hand. Hidden: hx-ws closes the
+    // socket itself and opens a new one when the page is shown again.
+    if (!ws || ws !== socket() || ws.readyState === WebSocket.CLOSED || document.hidden) return;
+    alive = false;
+    show();
+    // A socket that went silent never closes by itself (the browser waits a minute for the server's goodbye), and
+    // hx-ws reconnects, with backoff, only when its socket closes abnormally: tell it that this one did.
+    ws.dispatchEvent(new CloseEvent("close", { code: 1006, reason: "no answer to the heartbeat" }));
+  }
+
+  function ping() {
+    var ws = socket();
+    if (!isOpen(ws) || deadline) return;
+    ws.send("ping");
+    awaitAnswer();
+  }
+
+  // Back from sleep or the background: ask for the whole table again, and make sure the socket still answers.
+  // hx-ws opens a new socket itself when the old one was closed; one stuck closing gets the same deadline.
+  function wake() {
+    if (document.hidden || !connection) return;
+    var ws = socket();
+    if (isOpen(ws)) {
+      ws.send("hello");
+      ping();
+    } else if (ws && ws.readyState === WebSocket.CLOSING) {
+      awaitAnswer();
+    }
+    show();
+  }
+
+  // hx-ws (htmx 4) names its events htmx:ws:after:connection / htmx:ws:close / htmx:ws:error.
+  document.addEventListener("htmx:ws:after:connection", function (evt) {
+    connection = evt.detail.connection;
+    answered();
+    alive = true;
+    show();
+  });
+  document.addEventListener("htmx:ws:close", function () {
+    answered();
+    alive = false;
+    show();
+  });
+  document.addEventListener("htmx:ws:error", function () {
+    if (!isOpen(socket())) { alive = false; show(); }  // a bad frame on a live socket is not a drop
+  });
+  // Every frame shows the socket is alive; the heartbeat's answer is for this script only, not a table to swap.
+  document.addEventListener("htmx:ws:before:message:incoming", function (evt) {
+    answered();
+    if (!alive) { alive = true; show(); }
+    if (evt.detail.message.data === "pong") evt.preventDefault();
+  });
+  window.addEventListener("online", function () { show(); ping(); });
+  window.addEventListener("offline", show);
+  document.addEventListener("visibilitychange", wake);
+  window.addEventListener("pageshow", function (evt) { if (evt.persisted) wake(); });
+  setInterval(ping, PING_EVERY);
+
+  // The log's <details> (the log itself, its earlier entries) keep what the viewer opened or closed: every live
+  // update draws them afresh as the server sets them, so put the viewer's choice on the incoming copy.
+  var chosen = {};  // id -> open
+  document.addEventListener("toggle", function (evt) {
+    var el = evt.target;
+    if (el.matches && el.matches("details[data-keep-open][id]")) chosen[el.id] = el.open;
+  }, true);  // toggle does not bubble
+  function keepOpen(elt, detail) {
+    (detail && detail.tasks || []).forEach(function (task) {
+      if (!task.fragment || !task.fragment.querySelectorAll) return;
+      task.fragment.querySelectorAll("details[data-keep-open][id]").forEach(function (el) {
+        if (el.id in chosen) el.open = chosen[el.id];
+      });
+    });
+  }
+  if (window.htmx) htmx.registerExtension("fray-link", { htmx_before_swap: keepOpen });
+  show();
+})();
