@@ -5,6 +5,8 @@ SHELL := /bin/bash
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum < requirements.lock | cut -d' ' -f1)
+# The browser tests' JavaScript (axe-core, for the accessibility audit): npm ci from package-lock.json.
+NODE_STAMP := node_modules/.installed-$(shell cksum < package-lock.json | cut -d' ' -f1)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/fray
@@ -15,7 +17,7 @@ PYTHON ?= $(shell v=$$(cut -d. -f1,2 .python-version); \
 	  p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; \
 	done)
 
-.PHONY: help setup run test test-unit test-e2e test-integration browser haproxy bench clean
+.PHONY: help setup run test test-unit test-e2e test-integration browser node-modules haproxy bench clean
 
 help:
 	@echo "make run   - set up and serve Fray with the demo campaign on http://$(HOST):$(PORT)/"
@@ -46,12 +48,22 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "Install Debian's chromium package (sudo apt-get install chromium) for the browser tests."; exit 1; fi; }
 
+# Debian's Node.js and npm install the test-only packages of package-lock.json (never served to a browser).
+$(NODE_STAMP): package-lock.json
+	@command -v npm >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	  else echo "Install Debian's npm package (sudo apt-get install npm) for the browser tests."; exit 1; fi; }
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
+node-modules: $(NODE_STAMP)
+
 test: test-unit test-e2e
 
 test-unit: setup
 	$(BIN)/pytest -m "not integration and not e2e"
 
-test-e2e: setup browser
+test-e2e: setup browser $(NODE_STAMP)
 	$(BIN)/pytest tests/e2e -m e2e
 
 # Debian's HAProxy runs in front of two web replicas in the integration suite (tests/integration/test_proxy.py).
@@ -72,4 +84,4 @@ bench: $(STAMP) browser
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) var node_modules

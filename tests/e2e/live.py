@@ -36,14 +36,15 @@ def _free_port():
 
 
 @pytest.fixture(scope="module")
-def daphne_server(tmp_path_factory):
-    """Base URL of a daphne serving the demo campaign; stopped after the module."""
+def daphne_server(tmp_path_factory, request):
+    """Base URL of a daphne serving the demo campaign; stopped after the module. A test module may set
+    SERVER_SETUP: Python that `manage.py shell` runs after the demo loads (more encounters, say)."""
     var = tmp_path_factory.mktemp("fray-var")
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     env.update(FRAY_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false")
     manage = [sys.executable, str(ROOT / "manage.py")]
     for args in (["migrate", "--noinput", "-v0"], ["collectstatic", "--noinput", "-v0"], ["load_demo"],
-                 ["shell", "-c", ADD_LURKER]):
+                 ["shell", "-c", ADD_LURKER + getattr(request.module, "SERVER_SETUP", "")]):
         done = subprocess.run(manage + args, env=env, cwd=ROOT, capture_output=True, text=True)
         assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
     port = _free_port()
