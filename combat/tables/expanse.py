@@ -510,6 +510,7 @@ class ExpanseTable(Table):
 
     PERSISTS = ("Fortune and conditions go back to the characters' sheets (take the breathers first if the "
                 "group rests); stunt points and the round's effects end with the fight.")
+    ME_FIRST = True  # a player's page puts their own controls before the table (combat.fragments)
     review = ex_review
     round_title = staticmethod(ex_review.round_title)
     section_title = staticmethod(ex_review.section_title)

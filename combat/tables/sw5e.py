@@ -528,6 +528,7 @@ class Sw5eTable(Table):
     PERSISTS = ("Each party and NPC ship keeps its hull and shield points, hull and shield dice and the power dice in "
                 "its stores; the crew's actions and reactions end with the fight.")
     ENEMIES_REQUIRED = False  # the other side is NPC ships; NPC crew are optional (the GM acts for a crewless ship)
+    ME_FIRST = True  # a player's page puts their own controls before the table (combat.fragments)
     review = sw_review
     round_title = staticmethod(sw_review.round_title)
     section_title = staticmethod(sw_review.section_title)
