@@ -306,7 +306,8 @@ def _default_action(f, ship, actions) -> str:
 
 def _waiting(state, f, ship) -> str:
     """Off turn, one sentence: whose turn it is and what this crew member waits for. Only public facts: ship
-    names, statuses and turns, and who is acting (the table's status line says as much)."""
+    names, statuses and turns, and who is acting (the table's status line says as much); never the stage of a
+    ship whose numbers are hidden."""
     if not state.started:
         if f.is_pc and f.ship and f.initiative is None:
             return "Set-up: roll your initiative; the GM starts combat when every ship has one."
@@ -324,6 +325,8 @@ def _waiting(state, f, ship) -> str:
         now = f"{turn.name}'s ship turn" + (f": {acting} is acting" if acting else "")
         return f"{now}. {ship.name} goes {'later this round' if later else 'next round'}."
     if state.stage == "power":
+        if state.hides(ship.id):  # a PC aboard an NPC ship: what its reactor makes is the GM's
+            return f"{ship.name}'s ship turn: the GM starts it."
         return f"{ship.name}'s ship turn: the crew stores the reactor's power dice first."
     remaining = state.remaining_crew(ship.id)
     if f.took_turn:

@@ -143,3 +143,14 @@ def test_off_turn_a_line_says_whose_turn_it_is_and_what_i_may_do_meanwhile(clien
     assert "Out of turn you may spend the ship's power dice." in text(me(enc, other_player))
     ok(enc, player, "end_crew_turn", actor=key(tess))
     assert "You have had your turn; waiting for Oru." in text(me(enc, player))
+
+
+def test_aboard_an_npc_ship_the_waiting_line_keeps_its_power_to_the_gm(client, enc, gm, player, other_player, tess,
+                                                                       oru, talon):
+    ok(enc, gm, "assign_crew", fighter=key(oru), ship=sid(talon), station="gunner")
+    ok(enc, player, "roll_initiative", dice=[10], actor=key(tess))
+    ok(enc, other_player, "roll_initiative", dice=[15], actor=key(oru))
+    ok(enc, gm, "start_combat")  # the Red Talon (Oru, 16) first, its reactor's dice waiting for the GM
+    assert state_of(enc).stage == "power"
+    line = text(me(enc, other_player))
+    assert "Red Talon's ship turn: the GM starts it." in line and "power" not in line
