@@ -30,6 +30,7 @@ from combat.tables.expanse_views import (
     ObjectSize,
     Panel,
     Prepared,
+    QuickAttack,
     Ref,
     RollOver,
     Row,
@@ -275,6 +276,85 @@ def _targets(state, f, gm: bool) -> tuple[Target, ...]:
                  for t in state.fighters if t.side != f.side and not t.out and sight.visible(t.id))
 
 
+def _default_weapon(f, weapons) -> str:
+    """The readied weapon if it can be used now, else the first usable one; bare hands last."""
+    usable = [w.key for w in weapons if not w.jammed and not w.blocked]
+    if f.in_hand in usable:
+        return f.in_hand
+    return next((k for k in usable if k != "unarmed"), "unarmed")
+
+
+def _quick_attack(attack_actions, weapons, default_weapon: str, target: Target | None) -> QuickAttack | None:
+    """One tap for the common attack: the default weapon (or, should the action allowed not fit it, the next
+    usable one) at the default target. None without a target or an attack action."""
+    if target is None:
+        return None
+    allowed = dict(attack_actions)
+    usable = sorted((w for w in weapons if not w.jammed and not w.blocked), key=lambda w: w.key != default_weapon)
+    for w in usable:
+        action = "ranged_attack" if w.ranged else "melee_attack"
+        if action in allowed:
+            return QuickAttack(action=action, weapon=w.key, weapon_label=w.label, roll=w.roll, target=target.key,
+                               target_name=target.name)
+    return None
+
+
+def _ahead(state, f, sight: Sight) -> list[str]:
+    """The names of those the viewer may see who act after whoever's turn it is and before `f` (the order as it
+    stands; Momentum may still move someone next round)."""
+    order = list(state.order)
+    if state.turn not in order or f.id not in order:
+        return []
+    now, mine = order.index(state.turn), order.index(f.id)
+    between = order[now + 1:mine] if mine > now else order[now + 1:] + order[:mine]
+    return [sight.name(x) for x in between if sight.visible(x) and state.fighter(x).can_act]
+
+
+def _capital(name: str) -> str:
+    return name[:1].upper() + name[1:]  # "someone unseen" may start a sentence
+
+
+def _waiting(state, f, sight: Sight) -> str:
+    """Off turn, one sentence for the player: who acts and what they are waiting for. Names only as the player
+    may read them (an unseen enemy is never counted nor named)."""
+    if f.out:
+        return "You are out of this fight."
+    if not state.initiative_rolled:
+        return "Before the fight: the GM rolls initiative for everyone."
+    if not state.begun:
+        return "Initiative is rolled: the GM begins the first turn."
+    if state.interrupt == f.id or (state.turn == f.id and not state.interrupt):
+        return ""
+    if not state.turn:
+        return "Between turns: the GM starts the next one."
+    acting = _capital(sight.name(state.turn))
+    if state.interrupt:
+        whose = "your turn" if state.turn == f.id else f"{sight.name(state.turn)}'s turn"
+        return f"{_capital(sight.name(state.interrupt))} interrupts {whose} with a prepared action."
+    if not f.can_act:
+        return f"{acting} is taking their turn; you cannot act ({', '.join(f.conditions)})."
+    ahead = _ahead(state, f, sight)
+    if not ahead:
+        return f"{acting} is taking their turn; you are next."
+    then = ", ".join(ahead) if len(ahead) <= 3 else f"{len(ahead)} others"
+    return f"{acting} is taking their turn; then {then}, then you."
+
+
+def _out_of_turn(f, p_hits, self_interrupt: bool, pursue, free_actions) -> tuple[str, ...]:
+    """What a player may do while someone else acts."""
+    out = []
+    if p_hits:
+        out.append("absorb the damage below")
+    if self_interrupt:
+        out.append(f"interrupt with your prepared {T.MAJOR_ACTIONS.get(f.prepared, f.prepared)}")
+    elif f.prepared and f.can_act:
+        out.append(f"ask the GM to interrupt with your prepared {T.MAJOR_ACTIONS.get(f.prepared, f.prepared)}")
+    out += [f"pursue {r.name}" for r in pursue]
+    if free_actions:
+        out.append("make the extra attack your stunt earned")
+    return tuple(out)
+
+
 def _stunt_options(state, f, gm: bool) -> tuple[tuple[Stunt, ...], tuple[Ref, ...]]:
     """The stunts `f` can still afford this turn, each at most once a round."""
     test = state.test(f.sp_test)
@@ -357,8 +437,14 @@ def _panel(state, f, gm: bool) -> Panel:
     stunts, allies = _stunt_options(state, f, gm) if f.sp > 0 and f.can_act else ((), ())
     hits = tuple(_hit(state, h, f, gm) for h in state.hits if h.target == f.id and h.open)
     weapons = _weapon_rows(state, f)
-    ready = next((w.key for w in weapons if w.key == f.in_hand), "")
-    default_weapon = ready or next((w.key for w in weapons if not w.jammed and w.key != "unarmed"), "unarmed")
+    default_weapon = _default_weapon(f, weapons)
+    targets = _targets(state, f, gm)
+    target = next((t for t in targets if not t.total_cover), None)  # allies, the out and the unseen are not there
+    quick = _quick_attack(attack_actions, weapons, default_weapon, target)
+    kinds = [k for k, _ in attack_actions or free_actions]
+    ranged = next((w.ranged for w in weapons if w.key == default_weapon), False)
+    preferred = quick.action if quick else "ranged_attack" if ranged else "melee_attack"
+    default_action = preferred if preferred in kinds else kinds[0] if kinds else ""
     blast_targets = tuple(Ref(key=t.id, name=t.name) for t in state.fighters if not t.out and sight.visible(t.id))
     self_interrupt = (state.settings.get("prepare_interrupt") == "player" and bool(f.prepared) and f.can_act
                       and state.begun and not state.interrupt and state.turn != f.id)
@@ -374,7 +460,11 @@ def _panel(state, f, gm: bool) -> Panel:
         can_prepare=own_turn and not state.turn_actions,
         attack_actions=tuple(attack_actions), free_actions=free_actions,
         free_target=next((name(a.target) for a in free if a.target), ""),
-        weapons=weapons, default_weapon=default_weapon, targets=_targets(state, f, gm),
+        weapons=weapons, default_weapon=default_weapon, targets=targets, default_target=target.key if target else "",
+        default_action=default_action, quick_attack=quick,
+        waiting="" if gm else _waiting(state, f, sight),
+        out_of_turn=() if gm or own_turn or interrupting else _out_of_turn(f, hits, self_interrupt, pursue,
+                                                                           free_actions),
         objects=tuple(ObjectSize(key=k, label=v[0], examples=v[1], tn=v[2]) for k, v in T.OBJECT_SIZES.items()),
         focuses=tuple(x.split("(", 1)[1].rstrip(")") for x in f.focuses
                       if x.split("(", 1)[0].strip() in ("Accuracy", "Fighting")),
@@ -420,6 +510,7 @@ class ExpanseTable(Table):
 
     PERSISTS = ("Fortune and conditions go back to the characters' sheets (take the breathers first if the "
                 "group rests); stunt points and the round's effects end with the fight.")
+    ME_FIRST = True  # a player's page puts their own controls before the table (combat.fragments)
     review = ex_review
     round_title = staticmethod(ex_review.round_title)
     section_title = staticmethod(ex_review.section_title)

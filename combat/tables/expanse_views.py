@@ -167,6 +167,19 @@ class Target:
 
 
 @dataclass(frozen=True, kw_only=True)
+class QuickAttack:
+    """The common attack in one tap: the readied (or first usable) weapon at the default target, from where the
+    attacker stands (distance 0: no range penalty, within melee reach)."""
+
+    action: str
+    weapon: str
+    weapon_label: str
+    roll: str
+    target: str
+    target_name: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class ObjectSize:
     key: str
     label: str
@@ -239,6 +252,11 @@ class Panel:
     weapons: tuple[Weapon, ...]
     default_weapon: str
     targets: tuple[Target, ...]
+    default_target: str  # a visible enemy still in the fight and not in total cover ("" if none)
+    default_action: str  # the attack the builder preselects: ranged or melee, as the default weapon is
+    quick_attack: QuickAttack | None
+    waiting: str  # off turn: who acts and what this combatant waits for
+    out_of_turn: tuple[str, ...]  # what they may do meanwhile
     objects: tuple[ObjectSize, ...]
     focuses: tuple[str, ...]
     half_speed: int

@@ -37,6 +37,7 @@ from combat.tables.sw5e_views import (
     Named,
     NpcInitiative,
     Numbers,
+    QuickFire,
     SecretShipRow,
     Share,
     ShipChoice,
@@ -274,7 +275,80 @@ def _ship_row(state, ship, gm: bool) -> ShipRow:
 
 
 def _targets(state, ship) -> tuple[Named, ...]:
-    return tuple(Named(id=s.id, name=s.name) for s in state.ships if s.id != ship.id and s.status != "destroyed")
+    """The ships `ship`'s crew may aim at: enemies still active first, then disabled ones, then allies."""
+    others = [s for s in state.ships if s.id != ship.id and s.status != "destroyed"]
+    others.sort(key=lambda s: (s.side == ship.side, not s.active))  # stable: the table's order within each
+    return tuple(Named(id=s.id, name=s.name) for s in others)
+
+
+def _default_target(state, ship) -> Named | None:
+    """The ship a shot goes to unless the player picks another: an enemy still active, never an ally or a
+    disabled ship (the status of every ship is public, so this tells a player nothing hidden)."""
+    return next((Named(id=s.id, name=s.name) for s in state.ships if s.side != ship.side and s.active), None)
+
+
+def _has_enemy(state, ship) -> bool:
+    return any(s.side != ship.side and s.status != "destroyed" for s in state.ships)
+
+
+# The action a station usually takes on its crew turn, preselected on the phone; anyone else fires.
+STATION_ACTIONS = {"gunner": "fire", "coordinator": "direct", "mechanic": "patch", "operator": "interfere",
+                   "technician": "boost_shields"}
+
+
+def _default_action(f, ship, actions) -> str:
+    values = [a.value for a in actions]
+    wanted = STATION_ACTIONS.get(f.station, "fire")
+    if wanted == "patch" and ship.hull >= ship.hull_max:
+        wanted = "fire"  # nothing to patch
+    return next((v for v in (wanted, "fire") if v in values), values[0] if values else "")
+
+
+def _waiting(state, f, ship) -> str:
+    """Off turn, one sentence: whose turn it is and what this crew member waits for. Only public facts: ship
+    names, statuses and turns, and who is acting (the table's status line says as much); never the stage of a
+    ship whose numbers are hidden."""
+    if not state.started:
+        if f.is_pc and f.ship and f.initiative is None:
+            return "Set-up: roll your initiative; the GM starts combat when every ship has one."
+        return "Set-up: the GM starts combat when every ship has its initiative."
+    if state.acting == f.id or ship is None:
+        return ""
+    if not ship.active:
+        return f"{ship.name} is {ship.status}: its crew cannot act."
+    turn = state.ship(state.ship_turn) if state.ship_turn else None
+    if turn is None:
+        return "Between ship turns."
+    acting = state.fighter(state.acting).name if state.acting else ""
+    if turn.id != ship.id:
+        later = ship.id in state.order and state.order.index(ship.id) > state.order.index(turn.id)
+        now = f"{turn.name}'s ship turn" + (f": {acting} is acting" if acting else "")
+        return f"{now}. {ship.name} goes {'later this round' if later else 'next round'}."
+    if state.stage == "power":
+        if state.hides(ship.id):  # a PC aboard an NPC ship: what its reactor makes is the GM's
+            return f"{ship.name}'s ship turn: the GM starts it."
+        return f"{ship.name}'s ship turn: the crew stores the reactor's power dice first."
+    remaining = state.remaining_crew(ship.id)
+    if f.took_turn:
+        rest = [m.name for m in remaining if m.id != f.id]
+        if acting:
+            return f"{acting} is taking their turn; you have had yours this round."
+        return (f"You have had your turn; waiting for {', '.join(rest)}." if rest
+                else f"You have had your turn; {ship.name}'s turn can end.")
+    if acting:
+        return f"{acting} is taking their turn; yours comes after."
+    if state.surprised_now(f):
+        return "Surprised: taking your turn only ends it (no action this time)."
+    nxt = remaining[0] if state.crew_order and remaining else None
+    if nxt is not None and nxt.id != f.id:
+        return f"The crew's order has {nxt.name} go next."
+    return f"{ship.name}'s ship turn: you may take your turn now."
+
+
+def _out_of_turn(can_react: bool, can_spend: bool) -> tuple[str, ...]:
+    """What a crew member may do while someone else is acting."""
+    return tuple(text for ok, text in ((can_react, "react (your reaction is ready)"),
+                                       (can_spend, "spend the ship's power dice")) if ok)
 
 
 def crew_controls(state, f) -> CrewControls:
@@ -300,6 +374,17 @@ def crew_controls(state, f) -> CrewControls:
         elif ship.shield_dice == 0:
             regen_note = "No shield dice are left."
     stores = [s for s in sws.STORES if ship is not None and ship.stored(s)] if visible else []
+    can_act = state.started and active and acting
+    can_react = state.started and active and not acting and state.can_react(f)
+    can_spend = state.started and active and bool(stores)
+    actions = available_actions(state, ship, f) if ship is not None and state.started else ()
+    if ship is not None and not _has_enemy(state, ship):
+        actions = tuple(a for a in actions if a.kind != "weapon")  # no attack without a ship to aim at
+    target = _default_target(state, ship) if ship is not None else None
+    left = weapons_left(ship) if ship is not None else ()
+    quick = None
+    if can_act and not f.action_used and target and left and any(a.kind == "weapon" for a in actions):
+        quick = QuickFire(weapon=left[0], target=target.id, target_name=target.name)
     return CrewControls(
         key=f.id, name=f.name, station=sw.STATION_LABELS.get(f.station, ""), helm=f.station == "pilot",
         aboard=ship is not None, ship_id=ship.id if ship else "", ship_name=ship.name if ship else "",
@@ -311,7 +396,6 @@ def crew_controls(state, f) -> CrewControls:
         reaction_left=state.can_react(f),
         can_start=(turn and active and state.stage != "power" and not state.acting and not f.took_turn
                    and (nxt is None or nxt.id == f.id)),
-        waiting_for=nxt.name if nxt is not None and nxt.id != f.id and not f.took_turn else "",
         can_distribute=turn and visible and state.stage == "power",
         pending_power=state.pending_power if turn and visible else 0,
         distribution=distribution(ship, state.pending_power) if turn and visible and state.stage == "power" else (),
@@ -320,15 +404,20 @@ def crew_controls(state, f) -> CrewControls:
                    and not (state.order_final and f.station != "pilot")),
         order_choices=tuple(CrewChoice(key=m.id, name=m.name) for m in remaining),
         can_end_ship=turn and not state.acting and (not active or (state.stage != "power" and not remaining)),
-        actions=available_actions(state, ship, f) if ship is not None and state.started else (),
+        actions=actions,
         ship_actions=available_actions(state, ship) if ship is not None and state.started else (),
-        weapons=weapons_left(ship) if ship is not None else (),
+        weapons=left,
         any_weapon=ship is not None and not ship.weapons,
         targets=_targets(state, ship) if ship is not None else (),
+        default_action=_default_action(f, ship, actions) if ship is not None else "",
+        default_target=target.id if target else "",
+        quick_fire=quick,
+        waiting=_waiting(state, f, ship),
+        out_of_turn=_out_of_turn(can_react, can_spend and not acting) if state.started else (),
         spend_stores=tuple(StoreChoice(key=s, label=sw.STORE_LABELS[s]) for s in stores),
-        can_act=state.started and active and acting,
-        can_react=state.started and active and not acting and state.can_react(f),
-        can_spend=state.started and active and bool(stores),
+        can_act=can_act,
+        can_react=can_react,
+        can_spend=can_spend,
     )
 
 
@@ -442,6 +531,7 @@ class Sw5eTable(Table):
     PERSISTS = ("Each party and NPC ship keeps its hull and shield points, hull and shield dice and the power dice in "
                 "its stores; the crew's actions and reactions end with the fight.")
     ENEMIES_REQUIRED = False  # the other side is NPC ships; NPC crew are optional (the GM acts for a crewless ship)
+    ME_FIRST = True  # a player's page puts their own controls before the table (combat.fragments)
     review = sw_review
     round_title = staticmethod(sw_review.round_title)
     section_title = staticmethod(sw_review.section_title)

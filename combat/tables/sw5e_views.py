@@ -130,6 +130,15 @@ class StoreChoice:
 
 
 @dataclass(frozen=True, kw_only=True)
+class QuickFire:
+    """The common crew turn in one tap: fire the first weapon not yet fired at the default target."""
+
+    weapon: str
+    target: str
+    target_name: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class CrewControls:
     """What one crew member may do now: on their player's phone, and on the GM's screen for whoever is acting.
     `numbers` is None when the ship's numbers are hidden (even from the GM's panel: the table shows them)."""
@@ -154,7 +163,6 @@ class CrewControls:
     bonus_left: bool
     reaction_left: bool
     can_start: bool
-    waiting_for: str
     can_distribute: bool
     pending_power: int
     distribution: tuple[Share, ...]
@@ -168,6 +176,11 @@ class CrewControls:
     weapons: tuple[str, ...]
     any_weapon: bool
     targets: tuple[Named, ...]
+    default_action: str  # the action the form preselects: the crew member's station's usual one
+    default_target: str  # an enemy ship still active, never an ally or a disabled one ("" if none)
+    quick_fire: QuickFire | None
+    waiting: str  # off turn: who acts and what this crew member waits for
+    out_of_turn: tuple[str, ...]  # what they may do meanwhile
     spend_stores: tuple[StoreChoice, ...]
     can_act: bool
     can_react: bool

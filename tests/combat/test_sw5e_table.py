@@ -414,7 +414,7 @@ def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, te
     assert "Your turn!" in html and 'data-your-turn="1"' in html
     assert "Action: ready" in html and "Bonus action: ready" in html and "Reaction: ready" in html
     assert '<option value="evade">Evade (helm only)</option>' in html
-    assert '<option value="laser cannons">laser cannons</option>' in html
+    assert '<option value="laser cannons" selected>laser cannons</option>' in html  # the first not yet fired
     assert notice(post(client, enc, "take_action", actor=key(tess), action="fire", weapon="laser cannons",
                        target=sid(talon))) == ""
     assert notice(post(client, enc, "take_action", actor=key(tess), action="detect")) == \
@@ -429,7 +429,8 @@ def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, te
     client.force_login(other_player)
     assert notice(post(client, enc, "start_crew_turn", actor=key(oru))) == ""
     html = player_html(enc, other_player)
-    assert '<option value="laser cannons">' not in html and '<option value="ion cannon">ion cannon</option>' in html
+    assert '<option value="laser cannons"' not in html
+    assert '<option value="ion cannon" selected>ion cannon</option>' in html
     assert "Evade (helm only)" not in html and "Bonus action" not in html
     assert notice(post(client, enc, "take_action", actor=key(oru), action="fire", weapon="laser cannons")) == \
         "The laser cannons has already fired this round."
@@ -539,7 +540,7 @@ def test_the_gm_runs_an_npc_ship_and_its_crew(client, enc, gm, player, other_pla
     assert notice(post(client, enc, "distribute_power", central="1")) == ""
     assert notice(post(client, enc, "start_crew_turn", actor=key(vrask))) == ""
     html = gm_html(enc)
-    assert "Vrask is acting" in html and '<option value="twin blasters">twin blasters</option>' in html
+    assert "Vrask is acting" in html and '<option value="twin blasters" selected>twin blasters</option>' in html
     assert notice(post(client, enc, "take_action", actor=key(vrask), action="fire", weapon="twin blasters",
                        target=sid(lantern))) == ""
     assert notice(post(client, enc, "damage", ship=sid(lantern), amount="25", by=sid(talon))) == ""
@@ -623,7 +624,8 @@ def test_a_player_sees_their_ship_in_full(enc, gm, player, other_player, tess, o
     assert "<h2>Tess</h2>" in html and "Helm (pilot) aboard <strong>Lantern</strong> · initiative 13" in html
     assert '<meter min="0" max="45" value="40" aria-label="Lantern hull points">' in html
     assert '<meter min="0" max="30" value="20" aria-label="Lantern shield points">' in html
-    assert "Ship turn: <strong>Red Talon</strong>" in html and "Still open to Lantern this round" in html
+    assert "Red Talon's ship turn. Lantern goes later this round." in unescape(html)
+    assert "Still open to Lantern this round" in html
     assert "<h2>Oru</h2>" not in html  # only their own crew member
 
 

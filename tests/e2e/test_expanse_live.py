@@ -62,6 +62,9 @@ def turn_key(gm):
 def attack(page, target, dice="", damage=""):
     """Fill the phone's attack builder (the roll it shows comes before the dice) and roll."""
     builder = page.locator("form.attack-builder")
+    more = page.locator(".me details.attack-more")
+    if more.evaluate("details => !details.open"):  # folded under the one-tap attack
+        more.locator("> summary").click()
     expect(builder).to_be_visible()
     builder.get_by_label("Action", exact=True).select_option("ranged_attack")
     target_select = builder.get_by_label("Target", exact=True)

@@ -71,7 +71,11 @@ def edit_the_red_talon(gm):
 def build_the_encounter(gm):
     gm.get_by_role("link", name=CAMPAIGN).click()
     gm.get_by_role("link", name="New encounter").click()
-    gm.get_by_label("Combat model").select_option(label="SW5e starships")
+    # A model picked before htmx has set up the select (its script is deferred) changes nothing and the form
+    # never comes back: wait until htmx marks the select as its own.
+    model = gm.get_by_label("Combat model")
+    expect(model).to_have_attribute("data-htmx-powered", "true")
+    model.select_option(label="SW5e starships")
     lantern = gm.get_by_label("Wayward Lantern (party ship)")
     expect(lantern).to_be_visible()  # the form came back for SW5e
     gm.get_by_label("Name", exact=True).fill(ENCOUNTER)

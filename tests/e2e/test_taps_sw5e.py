@@ -1,0 +1,86 @@
+"""Taps per simple SW5e crew turn on a phone (issue 16): from "Take my turn" to "turn ended" with the defaults,
+at most 3 taps, on a 360x740 and a 412x915 screen.
+
+The GM pits the demo's Wayward Lantern (Tess at the helm, Oru the gunner) against the Red Talon, an NPC ship put
+last in the order. On the Lantern's turn Tess stores the reactor's dice (the ship's chore, before any crew
+turn); then Oru's turn is counted: Take my turn, the one-tap Fire at the Red Talon, End my turn. Nothing is typed
+or picked on his phone: the weapon and the target are the phone's defaults.
+"""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e import live
+from tests.e2e.live import join_table, log_has, log_in, phone_opener, start_built_encounter
+
+pytestmark = [pytest.mark.e2e]
+daphne_server = live.daphne_server  # the fixture, found by pytest as a name of this module
+
+SCREENS = {"360x740": {"width": 360, "height": 740}, "412x915": {"width": 412, "height": 915}}
+
+
+class Taps:
+    """Taps on one phone, counted: the only way the test touches that phone during the turn."""
+
+    def __init__(self, page):
+        self.page, self.count = page, 0
+
+    def tap(self, name):
+        button = self.page.get_by_role("button", name=name)
+        expect(button).to_be_visible()
+        button.tap()
+        self.count += 1
+
+
+def build(gm, encounter):
+    gm.get_by_role("link", name="New encounter").click()
+    model = gm.get_by_label("Combat model")
+    expect(model).to_have_attribute("data-htmx-powered", "true")  # htmx has set up the select (see test_sw5e_live)
+    model.select_option(label="SW5e starships")
+    lantern = gm.get_by_label("Wayward Lantern (party ship)")
+    expect(lantern).to_be_visible()
+    gm.get_by_label("Name", exact=True).fill(encounter)
+    lantern.select_option("ready")
+    gm.get_by_label("Red Talon (NPC ship)").select_option("ready")
+    party = gm.locator("fieldset", has=gm.locator("legend", has_text="Player characters"))
+    party.get_by_label("Mek-7", exact=True).uncheck()
+    return start_built_encounter(gm)
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=list(SCREENS))
+def test_a_gunners_simple_turn_takes_at_most_three_taps(daphne_server, phone, screen):
+    base, size = daphne_server, SCREENS[screen]
+    open_phone, errors = phone_opener(lambda: phone(viewport=size))
+    encounter = f"Tap count {screen}"
+    gm = open_phone("gm")
+    log_in(gm, base, "gm")
+    url = build(gm, encounter)
+    tess, oru = open_phone("ana"), open_phone("ben")
+    for username, page in (("ana", tess), ("ben", oru)):
+        join_table(page, base, username, encounter, url)
+        page.get_by_role("button", name="Roll initiative").click()
+        expect(page.locator(".sheet .where")).to_contain_text("· initiative")
+    for name in ("Tess Varro", "Oru Dax"):  # the GM's page shows both rolls before its form is filled in
+        expect(gm.locator(".log li", has_text=f"{name} rolls initiative")).to_have_count(1)
+    gm.get_by_label("Red Talon's initiative").fill("1")
+    gm.get_by_role("button", name="Set", exact=True).click()
+    log_has(gm, "The GM sets Red Talon's initiative to 1.")
+    gm.get_by_role("button", name="Start combat").click()
+    tess.get_by_role("button", name="Store the power dice").click()
+    log_has(oru, "Tess Varro distributes Wayward Lantern's power dice")
+
+    # Oru's turn, counted from the moment his phone offers it.
+    taps = Taps(oru)
+    expect(oru.locator(".banner.may")).to_have_text("You may act now.")
+    taps.tap("Take my turn")
+    expect(oru.locator(".banner.turn")).to_have_text("Your turn!")
+    taps.tap("Fire the laser cannons at Red Talon")
+    log_has(oru, "Oru Dax fires the laser cannons at Red Talon as an action.")
+    taps.tap("End my turn")
+    log_has(oru, "Oru Dax ends their turn.")
+    expect(oru.locator(".banner")).to_have_count(0)
+    expect(oru.locator(".me .waiting")).to_have_text(re.compile(r"^You have had your turn"))
+    assert taps.count <= 3, f"{taps.count} taps for a simple turn"
+    assert not errors, f"JavaScript errors: {errors}"
