@@ -427,7 +427,7 @@ def test_fuzz_rsvp_reminders_and_cancel(client, world, data):
         assert response["Location"].startswith("/"), response["Location"]
 
 
-# --- encounters --------------------------------------------------------------------------------------------------------
+# --- encounters -------------------------------------------------------------------------------------------------------
 
 def encounter_forms(w: World):
     base = {"name": "Ambush", "model": "burn_bryte", "ship": str(w.ship.pk), "session": "", "pcs": str(w.pc.pk),
@@ -754,7 +754,7 @@ def test_fuzz_export_and_reveal(client, world, form, reveal):
     check(client, "post", reverse("encounter_log_reveal", args=[world.campaign.pk, world.encounter.pk]), reveal)
 
 
-# --- the websocket -----------------------------------------------------------------------------------------------------
+# --- the websocket ----------------------------------------------------------------------------------------------------
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
 HOST = (b"host", b"127.0.0.1:8000")

@@ -1278,7 +1278,7 @@ def _random_command(s, what, who, seed):
     rng = random.Random(seed)
     actor = s.turn or WHO[who]
     if what == "attack":
-        weapon = rng.choice(list(w for w in T.WEAPONS if w != "grenade"))
+        weapon = rng.choice([w for w in T.WEAPONS if w != "grenade"])
         action = "melee_attack" if T.WEAPONS[weapon].kind == "melee" else "ranged_attack"
         action = rng.choice([action, "stunt_attack", "all_out_attack" if action == "melee_attack" else action])
         free = any(a.fighter == WHO[who] for a in s.free_attacks)

@@ -600,7 +600,7 @@ def test_another_campaigns_encounter_is_a_404(enc, client, gm, player, outsider)
     assert response.status_code == 404 and not foreign.events.exists()
 
 
-# --- queries ------------------------------------------------------------------------------------------------------------
+# --- queries ----------------------------------------------------------------------------------------------------------
 
 def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, player, rosa, marcus, thug,
                                                         django_capture_on_commit_callbacks):
@@ -728,7 +728,7 @@ def test_review_facts_follow_toughness_guardians_and_changed_dice():
     assert expanse_review.section_title(0, "luwe", {"luwe": "Luwe"}) == "Luwe's turn"
 
 
-# --- the websocket ------------------------------------------------------------------------------------------------------
+# --- the websocket ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(campaign, gm, player, other_player,

@@ -686,7 +686,7 @@ def test_write_back_keeps_within_what_the_ship_allows_now(enc, gm, lantern):
     lantern.full_clean()
 
 
-# --- the after-action review -------------------------------------------------------------------------------------------
+# --- the after-action review ------------------------------------------------------------------------------------------
 
 def test_the_review_counts_power_dice_rolls_and_damage_by_ship_and_crew(client, enc, gm, player, other_player, tess,
                                                                         oru, vrask, lantern, talon):
@@ -739,7 +739,7 @@ def test_exports_of_an_sw5e_encounter_import_back(client, enc, gm, player, other
     assert copy.state == Encounter.objects.get(pk=enc.pk).state and copy.status == "ended"
 
 
-# --- queries -------------------------------------------------------------------------------------------------------------
+# --- queries ----------------------------------------------------------------------------------------------------------
 
 def test_queries_per_action_do_not_grow_with_the_crew(client, gm, campaign, player, other_player, tess, oru, vrask,
                                                       lantern, talon, django_capture_on_commit_callbacks):
@@ -762,7 +762,7 @@ def test_queries_per_action_do_not_grow_with_the_crew(client, gm, campaign, play
     assert queries_for(1) == queries_for(12)
 
 
-# --- the websocket ---------------------------------------------------------------------------------------------------------
+# --- the websocket ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(client, gm, campaign, player,
@@ -826,7 +826,7 @@ async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(c
     assert_no_gm_fact(html, enc)
 
 
-# --- hostile input ---------------------------------------------------------------------------------------------------------
+# --- hostile input ----------------------------------------------------------------------------------------------------
 
 COMMANDS = [c.name for c in sw.COMMANDS] + ["undo"]
 FIELDS = sorted({f.name for c in sw.COMMANDS for f in c.__dataclass_fields__.values()})
