@@ -28,6 +28,7 @@ from combat.rules import expanse as ex
 from combat.rules.dice import ScriptedDice
 from combat.tables import expanse as table
 from tests.combat.helpers import combatant_key, state_of, valid_sheet
+from tests.conftest import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -822,7 +823,7 @@ def test_fuzz_the_act_endpoint(client, physical, gm, player, rosa, marcus, thug,
                   for name in EXPANSE_FIELDS})
     client_for_user(client, gm if gm_side else player)
 
-    @settings(FUZZ, max_examples=60)
+    @settings(FUZZ, max_examples=examples(60))
     @given(form=forms)
     def run(form):
         before = version_of(physical)

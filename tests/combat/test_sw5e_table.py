@@ -34,6 +34,7 @@ from ships.models import CrewAssignment, Ship
 from tests.combat.test_consumers import QUIET, receive, receive_update, sockets  # noqa: F401  (fixture)
 from tests.test_fuzz import FUZZ, check, mutated, value
 from tests.combat.helpers import state_of, valid_sheet
+from tests.conftest import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -840,7 +841,7 @@ def running(enc, gm, player, other_player, tess, oru, vrask, talon):
     return enc, other
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=examples(60))
 @given(data=st.data())
 @example(data=None)
 def test_fuzz_the_act_endpoint(client, running, gm, player, tess, oru, vrask, talon, lantern, data):
@@ -871,7 +872,7 @@ def test_fuzz_the_act_endpoint(client, running, gm, player, tess, oru, vrask, ta
     assert client.post(reverse("encounter_act", args=[enc.campaign_id, other.pk + 1000]), form).status_code == 404
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=examples(40))
 @given(data=st.data())
 def test_fuzz_the_sw5e_builder(client, gm, campaign, tess, oru, vrask, lantern, talon, data):
     base = builder_form([tess, oru], {lantern: "ready", talon: "surprised"}, surprised_crew=[oru.pk])
