@@ -11,13 +11,15 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/fray
 REDIS_TEST_URL ?= redis://127.0.0.1:6379/0
+# pytest-xdist workers for the unit suite; `make test XDIST=` runs it in one process.
+XDIST ?= auto
 # The interpreter named in .python-version: pyenv's shim, a plain python3.13/3.12, or pyenv's install folder.
 PYTHON ?= $(shell v=$$(cut -d. -f1,2 .python-version); \
 	for c in "python$$v" "$$HOME/.pyenv/versions/$$v"*/bin/python$$v python3.13 python3.12; do \
 	  p=$$(command -v $$c 2>/dev/null) && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null && { echo $$p; break; }; \
 	done)
 
-.PHONY: help setup run test test-unit test-e2e test-integration browser node-modules haproxy bench clean
+.PHONY: help setup run check test test-unit test-e2e test-integration browser node-modules haproxy bench clean
 
 help:
 	@echo "make run   - set up and serve Fray with the demo campaign on http://$(HOST):$(PORT)/"
@@ -58,10 +60,17 @@ $(NODE_STAMP): package-lock.json
 
 node-modules: $(NODE_STAMP)
 
-test: test-unit test-e2e
+# Lint, format, types and migrations: `make test` runs it before the suites.
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+test: check test-unit test-e2e
 
 test-unit: setup
-	$(BIN)/pytest -m "not integration and not e2e"
+	$(BIN)/pytest -m "not integration and not e2e" $(if $(XDIST),-n $(XDIST))
 
 test-e2e: setup browser $(NODE_STAMP)
 	$(BIN)/pytest tests/e2e -m e2e

@@ -104,7 +104,7 @@ class Server:
             except OSError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     self.__exit__(None, None, None)
-                    raise RuntimeError(f"{self.command} did not start:\n{self.log_path.read_text()[-3000:]}")
+                    raise RuntimeError(f"{self.command} did not start:\n{self.log_path.read_text()[-3000:]}") from None
                 time.sleep(0.1)
         return self
 

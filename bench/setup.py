@@ -40,7 +40,8 @@ def machine() -> str:
         mem = f"{kb / 1024 / 1024:.0f} GiB"
     except (OSError, StopIteration):
         pass
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), {mem}, Python {platform.python_version()}"
+    python = platform.python_version()
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), {mem}, Python {python}"
 
 
 def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):

@@ -219,6 +219,9 @@ class Character(models.Model):
             return f"{self.name} ×{self.quantity}"
         return self.name
 
+    def get_absolute_url(self):
+        return reverse("character", args=[self.campaign_id, self.pk])
+
     @property
     def model(self):
         return registry.get(self.system)
@@ -249,9 +252,6 @@ class Character(models.Model):
                 errors["stats"] = " ".join(stat_errors.values())
         if errors:
             raise ValidationError(errors)
-
-    def get_absolute_url(self):
-        return reverse("character", args=[self.campaign_id, self.pk])
 
 
 class GameSession(models.Model):

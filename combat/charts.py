@@ -23,8 +23,10 @@ def bar_chart(title: str, desc: str, labels: list[str], values: list[float], exp
     bar_w = max(2.0, slot * 0.7)
     uid = next(_ids)
     parts = [
-        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="chart{uid}t chart{uid}d" '
-        f'xmlns="http://www.w3.org/2000/svg">',
+        (
+            f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="chart{uid}t chart{uid}d" '
+            'xmlns="http://www.w3.org/2000/svg">'
+        ),
         f'<title id="chart{uid}t">{escape(title)}</title><desc id="chart{uid}d">{escape(desc)}</desc>',
         f'<line x1="{LEFT}" y1="{TOP + plot_h}" x2="{WIDTH - RIGHT}" y2="{TOP + plot_h}" class="axis"/>',
     ]

@@ -127,8 +127,8 @@ class EncounterEvent(models.Model):
     # the live table's log is read, not replayed. players_text "": players see no entry for this event.
     # `wording`: the rules.core.WORDING the words were written under. Words of another (NULL: not worded, as
     # rows written before these columns or imported) are not shown: the log view words the log by replaying it.
-    gm_text = models.TextField(null=True, blank=True)
-    players_text = models.TextField(null=True, blank=True)
+    gm_text = models.TextField(null=True, blank=True)  # noqa: DJ001 NULL (not worded) differs from "" (no entry)
+    players_text = models.TextField(null=True, blank=True)  # noqa: DJ001
     wording = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:

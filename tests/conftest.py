@@ -1,5 +1,8 @@
+import os
+
 import pytest
 from django.core.management import call_command
+from hypothesis import settings as hypothesis_settings
 
 from campaigns import services
 from campaigns.models import Character, Membership, User
@@ -7,20 +10,31 @@ from config.celery import app as celery_app
 
 PASSWORD = "a-Long-table-password-42"
 
+# Hypothesis: "quick" by default, "thorough" in CI (.ci/run sets HYPOTHESIS_PROFILE). No deadline: on a shared
+# machine running several workers, how long one example took says nothing about the code.
+hypothesis_settings.register_profile("quick", max_examples=20, deadline=None, print_blob=True)
+hypothesis_settings.register_profile("thorough", max_examples=200, deadline=None, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
+
+
+def examples(at_100: int) -> int:
+    """A property's example count under the loaded profile: `at_100` is what it runs when a profile runs 100
+    (more for a cheap pure property, fewer for one that goes through HTTP)."""
+    return max(1, round(at_100 * hypothesis_settings.default.max_examples / 100))
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _static_manifest(django_db_blocker):
     """Templates resolve hashed static names (whitenoise manifest), as in production.
 
-    Under pytest-xdist each worker collects into a folder of its own: the manifest storage deletes and rewrites
-    every hashed file, so two workers sharing one folder would see each other's files vanish mid-test."""
-    import os
-
+    Under pytest-xdist each worker collects into a var folder of its own (var/xdist-gw0/staticfiles): the manifest
+    storage deletes and rewrites every hashed file, so two workers sharing one folder would see each other's files
+    vanish mid-test. A subprocess a test starts with FRAY_VAR_DIR=STATIC_ROOT.parent finds the worker's files."""
     from django.conf import settings
 
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker:
-        settings.STATIC_ROOT = settings.STATIC_ROOT.with_name(f"{settings.STATIC_ROOT.name}-{worker}")
+        settings.STATIC_ROOT = settings.VAR_DIR / f"xdist-{worker}" / settings.STATIC_ROOT.name
     call_command("collectstatic", interactive=False, verbosity=0)
 
 

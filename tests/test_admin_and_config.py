@@ -45,10 +45,10 @@ def test_admin_pages_open_for_staff(client, gm, campaign, pc, npc):
     for model in admin.site._registry:
         if model._meta.app_label not in ("campaigns", "ships"):
             continue
-        info = (model._meta.app_label, model._meta.model_name)
-        assert client.get(reverse("admin:%s_%s_changelist" % info)).status_code == 200, info
+        info = f"admin:{model._meta.app_label}_{model._meta.model_name}"
+        assert client.get(reverse(f"{info}_changelist")).status_code == 200, info
         obj = model.objects.first()
-        assert client.get(reverse("admin:%s_%s_change" % info, args=[obj.pk])).status_code == 200, info
+        assert client.get(reverse(f"{info}_change", args=[obj.pk])).status_code == 200, info
 
 
 def _settings_from_env(**env):

@@ -42,9 +42,9 @@ from combat.exports import write_json
 from combat.models import Combatant, Encounter, EncounterEvent
 from combat.rules import burn_bryte, registry
 from ships.models import CrewAssignment, Ship
-from tests.conftest import PASSWORD, make_user
+from tests.conftest import PASSWORD, examples, make_user
 
-FUZZ = settings(max_examples=30, deadline=None,
+FUZZ = settings(max_examples=examples(30), deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 APPS = ("campaigns", "ships", "combat")
 
@@ -429,7 +429,7 @@ def test_fuzz_rsvp_reminders_and_cancel(client, world, data):
         assert response["Location"].startswith("/"), response["Location"]
 
 
-# --- encounters --------------------------------------------------------------------------------------------------------
+# --- encounters -------------------------------------------------------------------------------------------------------
 
 def encounter_forms(w: World):
     base = {"name": "Ambush", "model": "burn_bryte", "ship": str(w.ship.pk), "session": "", "pcs": str(w.pc.pk),
@@ -561,7 +561,7 @@ def act_forms(draw, w: World, tables: dict[str, Encounter], model: str, *, gm: b
 
 
 @pytest.mark.parametrize("model", COMBAT_MODELS)
-@settings(FUZZ, max_examples=20)
+@settings(FUZZ, max_examples=examples(20))
 @given(data=st.data())
 def test_fuzz_encounter_act(client, world, tables, model, data):
     """Random actions at a table of each model, by its GM or its player: never a server error, a refusal changes
@@ -659,7 +659,7 @@ json_values = st.recursive(
 )
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=examples(40))
 @given(data=st.data())
 @example(data=None)
 def test_fuzz_encounter_import(client, world, data):
@@ -756,7 +756,7 @@ def test_fuzz_export_and_reveal(client, world, form, reveal):
     check(client, "post", reverse("encounter_log_reveal", args=[world.campaign.pk, world.encounter.pk]), reveal)
 
 
-# --- the websocket -----------------------------------------------------------------------------------------------------
+# --- the websocket ----------------------------------------------------------------------------------------------------
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
 HOST = (b"host", b"127.0.0.1:8000")
@@ -776,7 +776,7 @@ frames = st.one_of(
 
 
 @pytest.mark.django_db(transaction=True)
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=examples(40))
 @given(frame=frames, role=st.sampled_from(["gm", "player"]))
 @example(frame={"text_data": "x" * (MIB + 1)}, role="player")
 @example(frame={"bytes_data": b"hello"}, role="gm")

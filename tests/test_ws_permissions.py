@@ -44,10 +44,9 @@ MATRIX = {
 
 
 def path_for(route: str, encounter: Encounter, *, campaign_id: int | None = None) -> str:
-    return {
-        "ws/campaigns/<int:campaign_id>/encounters/<int:encounter_id>/":
-            f"/ws/campaigns/{campaign_id or encounter.campaign_id}/encounters/{encounter.pk}/",
-    }[route]
+    campaign_id = campaign_id or encounter.campaign_id
+    encounter_route = "ws/campaigns/<int:campaign_id>/encounters/<int:encounter_id>/"
+    return {encounter_route: f"/ws/campaigns/{campaign_id}/encounters/{encounter.pk}/"}[route]
 
 
 def test_every_route_is_in_the_matrix():

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from combat.rules import burn_bryte as bb
 from combat.rules.core import MARKERS, Ended, Logged, RuleError, Undone, active_events, from_json, replay, to_json
 from combat.rules.dice import ScriptedDice
+from tests.conftest import examples
 
 
 def pc(id, name, owner=1, **skills):
@@ -334,7 +335,7 @@ ACTIONS = st.lists(st.tuples(st.sampled_from(["roll", "move", "end", "end", "fai
                              st.integers(0, 2), st.integers(0, 10_000)), min_size=8, max_size=60)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(ACTIONS)
 def test_random_play_keeps_every_invariant(actions):
     fighters = (pc("luwe", "Luwe", Melee=8, Knowledge=6), pc("balla", "Ballallanava", Presence=10),
@@ -395,7 +396,7 @@ def test_random_play_keeps_every_invariant(actions):
         assert turns_taken_twice(t.log) == []
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.integers(1, 8), min_size=2, max_size=2), st.lists(st.integers(1, 8), min_size=3, max_size=3))
 def test_undo_then_replay_equals_the_state_before(first, second):
     t = Table(bb.initial_state((pc("luwe", "Luwe", Melee=8), enemy("boss", "Boss", health=9)), 3, {"surprise": "pcs"}))

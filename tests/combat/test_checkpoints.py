@@ -18,6 +18,7 @@ from combat.rules import burn_bryte as bb
 from combat.rules.core import active_events, replay, to_json
 from combat.rules.dice import ScriptedDice
 from tests.combat.helpers import unword, without_form_keys
+from tests.conftest import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +44,7 @@ def start(campaign, gm, pc, npc):
         campaign, gm, name="Long fight", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS, limit=st.integers(1, 6))
 def test_the_tail_from_a_checkpoint_is_worded_as_the_whole_log(campaign, gm, pc, npc, monkeypatch, ops, limit):
     monkeypatch.setattr(store, "CHECKPOINT_EVERY", 3)
@@ -59,7 +60,7 @@ def test_the_tail_from_a_checkpoint_is_worded_as_the_whole_log(campaign, gm, pc,
         assert selectors.log_view(encounter, gm_view, limit=limit, log=tail, start=tail_start) == whole
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(st.sampled_from(["hurt", "heal", "secret", "enemy", "undo"]), min_size=1, max_size=30),
        limit=st.integers(1, 8))
 def test_the_stored_words_are_the_words_a_replay_of_the_log_gives(campaign, gm, pc, npc, monkeypatch, ops, limit):

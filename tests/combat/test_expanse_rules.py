@@ -18,6 +18,7 @@ from combat.rules.core import Logged, RuleError, Undone, from_json, replay, to_j
 from combat.rules.dice import Dice, ScriptedDice
 from combat.rules.expanse import rulebook as T
 from combat.rules.expanse.decide import next_turn
+from tests.conftest import examples
 
 ZERO = {a: 0 for a in ex.ABILITIES}
 
@@ -1278,7 +1279,7 @@ def _random_command(s, what, who, seed):
     rng = random.Random(seed)
     actor = s.turn or WHO[who]
     if what == "attack":
-        weapon = rng.choice(list(w for w in T.WEAPONS if w != "grenade"))
+        weapon = rng.choice([w for w in T.WEAPONS if w != "grenade"])
         action = "melee_attack" if T.WEAPONS[weapon].kind == "melee" else "ranged_attack"
         action = rng.choice([action, "stunt_attack", "all_out_attack" if action == "melee_attack" else action])
         free = any(a.fighter == WHO[who] for a in s.free_attacks)
@@ -1343,7 +1344,7 @@ def check_invariants(t):
     assert not s.turn or s.fighter(s.turn).can_act or s.ended
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(PLAY, st.booleans())
 def test_random_play_keeps_every_invariant(actions, churn):
     t = begun(state=encounter(churn=churn))
@@ -1368,7 +1369,7 @@ def test_random_play_keeps_every_invariant(actions, churn):
         check_invariants(t)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(PLAY)
 def test_undo_restores_the_state_before_the_undone_event(actions):
     t = begun()
@@ -1456,7 +1457,7 @@ def test_the_sheet_names_the_weapons_the_builder_offers():
     assert ex.initial_state((luwe(),), {}).phase == 0  # AGE rounds have no phases (the review groups by turn)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(PLAY)
 def test_stunt_points_spent_never_exceed_those_earned(actions):
     """For every test, the stunt points spent on it stay within what it earned (doubles on a success)."""

@@ -28,6 +28,7 @@ from combat.rules import expanse as ex
 from combat.rules.dice import ScriptedDice
 from combat.tables import expanse as table
 from tests.combat.helpers import combatant_key, state_of, valid_sheet
+from tests.conftest import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -600,7 +601,7 @@ def test_another_campaigns_encounter_is_a_404(enc, client, gm, player, outsider)
     assert response.status_code == 404 and not foreign.events.exists()
 
 
-# --- queries ------------------------------------------------------------------------------------------------------------
+# --- queries ----------------------------------------------------------------------------------------------------------
 
 def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, player, rosa, marcus, thug,
                                                         django_capture_on_commit_callbacks):
@@ -728,7 +729,7 @@ def test_review_facts_follow_toughness_guardians_and_changed_dice():
     assert expanse_review.section_title(0, "luwe", {"luwe": "Luwe"}) == "Luwe's turn"
 
 
-# --- the websocket ------------------------------------------------------------------------------------------------------
+# --- the websocket ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(campaign, gm, player, other_player,
@@ -822,7 +823,7 @@ def test_fuzz_the_act_endpoint(client, physical, gm, player, rosa, marcus, thug,
                   for name in EXPANSE_FIELDS})
     client_for_user(client, gm if gm_side else player)
 
-    @settings(FUZZ, max_examples=60)
+    @settings(FUZZ, max_examples=examples(60))
     @given(form=forms)
     def run(form):
         before = version_of(physical)

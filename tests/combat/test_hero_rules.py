@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from combat.rules import hero as h
 from combat.rules.core import Logged, RuleError, Undone, active_events, from_json, replay, to_json
 from combat.rules.dice import Dice, ScriptedDice
+from tests.conftest import examples
 
 # The speed chart exactly as the reference notes print it (/work/shared/rules/hero-speed-chart.md).
 NOTES_CHART = """
@@ -1066,7 +1067,7 @@ FIGHTERS = (
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(SETTINGS, PLAY)
 def test_random_play_keeps_every_invariant(setting_values, play):
     t = Table(h.initial_state(FIGHTERS, setting_values))
@@ -1094,7 +1095,7 @@ def test_random_play_keeps_every_invariant(setting_values, play):
             assert len(phases) <= 1, f"{fid} acted twice in one segment: {phases}"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(SETTINGS, PLAY, st.sampled_from([m for m in MOVES if m != "undo"]), st.integers(0, 3),
        st.integers(0, 10_000))
 def test_undo_then_replay_equals_the_state_before(setting_values, play, move, pick, seed):

@@ -165,7 +165,7 @@ def test_the_builder_offers_the_hero_settings_and_starts_an_encounter(gm_client,
     assert (k.spd, k.initiative_dex, k.pd, k.stun, k.owner) == (4, 23, 8, 40, kestrel.owner_id)
 
 
-# --- the table ----------------------------------------------------------------------------------------------------------
+# --- the table --------------------------------------------------------------------------------------------------------
 
 def test_before_combat_the_gm_opens_segment_12_and_everyone_sees_the_queue(enc, gm, player, kestrel, bulwark, agent):
     page = gm_html(enc)
@@ -417,7 +417,7 @@ def test_bad_attack_input_is_a_sentence_and_changes_nothing(enc, client, gm, pla
     assert version_of(enc) == version
 
 
-# --- permissions ----------------------------------------------------------------------------------------------------------
+# --- permissions ------------------------------------------------------------------------------------------------------
 
 GM_ONLY = [("next_segment", {}), ("order_ties", {"order": "A1,A2"}), ("abort_other", {"actor": "K", "text": "run"}),
            ("contest_hold", {"holder": "K"}), ("change_spd", {"target": "K", "spd": "6"}),
@@ -483,7 +483,7 @@ def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_pla
     assert "Agent 2's SPD changes; the next phase" in player_html(enc, player)
 
 
-# --- the end, the write-back and the review -------------------------------------------------------------------------------
+# --- the end, the write-back and the review ---------------------------------------------------------------------------
 
 def test_undo_and_end_write_back_stun_body_and_end(enc, gm, player, kestrel, bulwark, agent):
     begin(enc, gm)
@@ -554,7 +554,7 @@ def test_the_review_page_and_exports_of_a_hero_encounter(fought, client, gm, pla
     assert "21 STUN" not in text and "needed" not in text and SECRET_NUMBERS not in text
 
 
-# --- queries ------------------------------------------------------------------------------------------------------------------
+# --- queries ----------------------------------------------------------------------------------------------------------
 
 def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, player, kestrel, bulwark, agent,
                                                         django_capture_on_commit_callbacks):
@@ -577,7 +577,7 @@ def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, pl
     assert queries_for(2) == queries_for(20)
 
 
-# --- the websocket ---------------------------------------------------------------------------------------------------------
+# --- the websocket ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_websocket_brings_each_phone_its_phase_and_never_a_gm_fact(campaign, gm, player, other_player,

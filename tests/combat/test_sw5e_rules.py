@@ -10,6 +10,7 @@ from combat.rules.core import Logged, RuleError, Undone, from_json, replay, to_j
 from combat.rules.dice import Dice, ScriptedDice
 from combat.rules import sw5e as sw
 from combat.rules.sw5e import ship as ships
+from tests.conftest import examples
 
 
 class SeededDice(Dice):
@@ -1093,7 +1094,7 @@ def fresh_combat(seed):
     return t
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 10_000), STEPS)
 def test_random_play_keeps_every_invariant(seed, steps):
     t = fresh_combat(seed)
@@ -1116,7 +1117,7 @@ def test_random_play_keeps_every_invariant(seed, steps):
     assert from_json(sw.State, json.loads(json.dumps(to_json(t.state)))) == t.state
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(0, 10_000), STEPS, st.sets(st.integers(1, 200), max_size=12))
 def test_undoing_any_events_keeps_pools_within_their_capacities(seed, steps, undone):
     t = fresh_combat(seed)
@@ -1130,7 +1131,7 @@ def test_undoing_any_events_keeps_pools_within_their_capacities(seed, steps, und
     assert_pools(replay(sw.evolve, t.initial, log))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(1, 8), st.integers(1, 8), st.integers(1, 60))
 def test_undo_then_replay_equals_the_state_before(first, second, damage):
     t = begin(hawk_over={"hull": 5, "hull_dice": 6})

@@ -34,6 +34,7 @@ from ships.models import CrewAssignment, Ship
 from tests.combat.test_consumers import QUIET, receive, receive_update, sockets  # noqa: F401  (fixture)
 from tests.test_fuzz import FUZZ, check, mutated, value
 from tests.combat.helpers import state_of, valid_sheet
+from tests.conftest import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -688,7 +689,7 @@ def test_write_back_keeps_within_what_the_ship_allows_now(enc, gm, lantern):
     lantern.full_clean()
 
 
-# --- the after-action review -------------------------------------------------------------------------------------------
+# --- the after-action review ------------------------------------------------------------------------------------------
 
 def test_the_review_counts_power_dice_rolls_and_damage_by_ship_and_crew(client, enc, gm, player, other_player, tess,
                                                                         oru, vrask, lantern, talon):
@@ -741,7 +742,7 @@ def test_exports_of_an_sw5e_encounter_import_back(client, enc, gm, player, other
     assert copy.state == Encounter.objects.get(pk=enc.pk).state and copy.status == "ended"
 
 
-# --- queries -------------------------------------------------------------------------------------------------------------
+# --- queries ----------------------------------------------------------------------------------------------------------
 
 def test_queries_per_action_do_not_grow_with_the_crew(client, gm, campaign, player, other_player, tess, oru, vrask,
                                                       lantern, talon, django_capture_on_commit_callbacks):
@@ -764,7 +765,7 @@ def test_queries_per_action_do_not_grow_with_the_crew(client, gm, campaign, play
     assert queries_for(1) == queries_for(12)
 
 
-# --- the websocket ---------------------------------------------------------------------------------------------------------
+# --- the websocket ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(client, gm, campaign, player,
@@ -828,7 +829,7 @@ async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(c
     assert_no_gm_fact(html, enc)
 
 
-# --- hostile input ---------------------------------------------------------------------------------------------------------
+# --- hostile input ----------------------------------------------------------------------------------------------------
 
 COMMANDS = [c.name for c in sw.COMMANDS] + ["undo"]
 FIELDS = sorted({f.name for c in sw.COMMANDS for f in c.__dataclass_fields__.values()})
@@ -842,7 +843,7 @@ def running(enc, gm, player, other_player, tess, oru, vrask, talon):
     return enc, other
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=examples(60))
 @given(data=st.data())
 @example(data=None)
 def test_fuzz_the_act_endpoint(client, running, gm, player, tess, oru, vrask, talon, lantern, data):
@@ -873,7 +874,7 @@ def test_fuzz_the_act_endpoint(client, running, gm, player, tess, oru, vrask, ta
     assert client.post(reverse("encounter_act", args=[enc.campaign_id, other.pk + 1000]), form).status_code == 404
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=examples(40))
 @given(data=st.data())
 def test_fuzz_the_sw5e_builder(client, gm, campaign, tess, oru, vrask, lantern, talon, data):
     base = builder_form([tess, oru], {lantern: "ready", talon: "surprised"}, surprised_crew=[oru.pk])

@@ -233,7 +233,7 @@ def test_the_gm_and_two_phones_fly_two_rounds_against_an_npc_ship(daphne_server,
         phones[username] = page
 
     # Initiative from the phones (the server rolls); the GM sets the Red Talon's.
-    for username, name in PLAYERS.items():
+    for username in PLAYERS:
         phones[username].get_by_role("button", name="Roll initiative").click()
         expect(phones[username].locator(".sheet .where")).to_contain_text("· initiative")
     for name in PLAYERS.values():  # the GM's page shows both rolls before the GM fills in a form it would redraw

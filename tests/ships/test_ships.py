@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from campaigns import services
 from campaigns.models import Character
 from ships.models import CrewAssignment, Ship
+from tests.conftest import examples
 from tests.test_fuzz import check
 
 pytestmark = pytest.mark.django_db
@@ -435,7 +436,7 @@ def test_npc_ships_are_hidden_from_players(client, player, gm, campaign, pc):
 SHIP_FIELDS = {**ship_data(), "side": "npc", "weapons": "laser cannons", "con_mod": "1", "initiative_mod": "2"}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(form=st.builds(lambda base, changes: {**base, **changes}, st.just(SHIP_FIELDS),
                       st.dictionaries(st.sampled_from(["side", "weapons", "con_mod", "initiative_mod"]),
                                       st.one_of(st.text(max_size=80), st.integers(-(2**40), 2**40).map(str),
