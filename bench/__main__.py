@@ -63,9 +63,13 @@ def main():
             shutil.rmtree(var, ignore_errors=True)
     finally:
         shutil.rmtree(temp, ignore_errors=True)
-    text = (f"# Benchmark results\n\nMachine: {machine()}; load average {load:.1f} when the run started.\n"
-            f"Revision: {git_revision()}. The whole run took {time.monotonic() - started:.0f} s.\n\n"
-            + "\n".join(lines) + "\n" + NOTES)
+    text = (
+        f"# Benchmark results\n\nMachine: {machine()}; load average {load:.1f} when the run started.\n"
+        f"Revision: {git_revision()}. The whole run took {time.monotonic() - started:.0f} s.\n\n"
+        + "\n".join(lines)
+        + "\n"
+        + NOTES
+    )
     (Path(__file__).parent / "RESULTS.md").write_text(text)
     print(text)
 

@@ -53,7 +53,9 @@ async def trigger(scope, receive, send):
     await send({"type": "http.response.body", "body": b""})
 
 
-application = ProtocolTypeRouter({
-    "http": trigger,
-    "websocket": URLRouter([path("ws/bare/", BareConsumer.as_asgi())]),
-})
+application = ProtocolTypeRouter(
+    {
+        "http": trigger,
+        "websocket": URLRouter([path("ws/bare/", BareConsumer.as_asgi())]),
+    }
+)

@@ -76,8 +76,15 @@ class Clients:
         async def one(i):
             async with semaphore:
                 headers = {"Cookie": cookies[i % len(cookies)]} if cookies else {}
-                return await connect(uri, origin=origin, additional_headers=headers, compression=None,
-                                     ping_interval=None, open_timeout=30, max_size=2 ** 22)
+                return await connect(
+                    uri,
+                    origin=origin,
+                    additional_headers=headers,
+                    compression=None,
+                    ping_interval=None,
+                    open_timeout=30,
+                    max_size=2**22,
+                )
 
         sockets = await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(first, count))), 120)
         for ws in sockets:
@@ -133,8 +140,10 @@ class Clients:
             await asyncio.wait_for(self.settled.wait(), ROUND_TIMEOUT_S)
             await asyncio.wait_for(response, ROUND_TIMEOUT_S)
         except TimeoutError:
-            raise RuntimeError(f"round to version {version}: {self.tables}/{len(self.sockets)} tables, "
-                               f"{self.frames} frames after {ROUND_TIMEOUT_S} s") from None
+            raise RuntimeError(
+                f"round to version {version}: {self.tables}/{len(self.sockets)} tables, "
+                f"{self.frames} frames after {ROUND_TIMEOUT_S} s"
+            ) from None
         self.target = None
         self.version = version
         return self.first_table - start, self.last_table - start, self.last_frame - start
@@ -166,8 +175,7 @@ async def _measure(clients: Clients, connect, trigger, next_version, deadline: f
     return results
 
 
-def full_path(var: Path, demo: dict, layer_env: dict[str, str], cookies: dict,
-              deadline: float) -> tuple[dict, str]:
+def full_path(var: Path, demo: dict, layer_env: dict[str, str], cookies: dict, deadline: float) -> tuple[dict, str]:
     from bench.live import Server, cookie_header, http, login
 
     with Server.daphne(var, "config.asgi:application", layer_env, name="fray") as server:
@@ -187,11 +195,26 @@ def full_path(var: Path, demo: dict, layer_env: dict[str, str], cookies: dict,
 
         async def trigger(version):
             change[0] = -change[0]  # -1, +1, -1, ...: the PC's health stays within bounds
-            body = urllib.parse.urlencode({"command": "adjust_health", "target": demo["pcs"][0],
-                                           "change": change[0], "key": f"bench-{uuid.uuid4().hex}"}).encode()
-            status, html = await http(server.port, "POST", act, {
-                "Cookie": cookie_header(gm), "X-CSRFToken": gm["csrftoken"], "HX-Request": "true",
-                "Content-Type": "application/x-www-form-urlencoded"}, body)
+            body = urllib.parse.urlencode(
+                {
+                    "command": "adjust_health",
+                    "target": demo["pcs"][0],
+                    "change": change[0],
+                    "key": f"bench-{uuid.uuid4().hex}",
+                }
+            ).encode()
+            status, html = await http(
+                server.port,
+                "POST",
+                act,
+                {
+                    "Cookie": cookie_header(gm),
+                    "X-CSRFToken": gm["csrftoken"],
+                    "HX-Request": "true",
+                    "Content-Type": "application/x-www-form-urlencoded",
+                },
+                body,
+            )
             if status != 200 or f'data-version="{version}"'.encode() not in html or b"error-box" in html:
                 raise RuntimeError(f"action to version {version} failed: {status} {html[:500]!r}")
 
@@ -295,24 +318,31 @@ def run(lines: list[str], var: Path | None = None, demo: dict | None = None) -> 
     for name, (full, bare) in measured.items():
         for n in SIZES:
             if n not in full or n not in bare:
-                lines.append(f"| GM action → last of {n} player sockets, {name} | skipped: over the "
-                             f"{BUDGET_S} s budget | | |")
+                lines.append(
+                    f"| GM action → last of {n} player sockets, {name} | skipped: over the {BUDGET_S} s budget | | |"
+                )
                 continue
             f, b = full[n]["last"], bare[n]["last"]
-            lines.append(f"| GM action → last of {n} player sockets has the new table, {name} ({what}; p50 "
-                         f"until the first socket had it {full[n]['first'][0]:,.1f} ms, until every socket also "
-                         f"had its own controls {full[n]['all'][0]:,.1f} ms) | {_fmt(f)} | bare Channels, one "
-                         f"group_send of the same {size:,} B: {_fmt(b)} | {f[0] / b[0]:.1f}× p50, "
-                         f"{f[1] / b[1]:.1f}× p95 |")
+            lines.append(
+                f"| GM action → last of {n} player sockets has the new table, {name} ({what}; p50 "
+                f"until the first socket had it {full[n]['first'][0]:,.1f} ms, until every socket also "
+                f"had its own controls {full[n]['all'][0]:,.1f} ms) | {_fmt(f)} | bare Channels, one "
+                f"group_send of the same {size:,} B: {_fmt(b)} | {f[0] / b[0]:.1f}× p50, "
+                f"{f[1] / b[1]:.1f}× p95 |"
+            )
     for name, (_, bare) in measured.items():
         for n in SIZES:
             if n in bare and n in raw:
                 b, r = bare[n]["last"], raw[n]["last"]
-                lines.append(f"| bare Channels group_send → last of {n} sockets, {name} ({what}) | {_fmt(b)} "
-                             f"| raw `websockets` broadcast (the floor): {_fmt(r)} | {b[0] / r[0]:.1f}× p50 |")
+                lines.append(
+                    f"| bare Channels group_send → last of {n} sockets, {name} ({what}) | {_fmt(b)} "
+                    f"| raw `websockets` broadcast (the floor): {_fmt(r)} | {b[0] / r[0]:.1f}× p50 |"
+                )
     for name, (full, bare) in measured.items():
         if 50 in full and 50 in bare:
             ratio = full[50]["last"][0] / bare[50]["last"][0]
             verdict = "within" if ratio <= 2 else "over"
-            lines.append(f"| **full path / bare Channels at N=50, {name}** (goal ≤ 2×) | {full[50]['last'][0]:,.1f} "
-                         f"ms p50 | {bare[50]['last'][0]:,.1f} ms p50 | **{ratio:.1f}×** ({verdict} the goal) |")
+            lines.append(
+                f"| **full path / bare Channels at N=50, {name}** (goal ≤ 2×) | {full[50]['last'][0]:,.1f} "
+                f"ms p50 | {bare[50]['last'][0]:,.1f} ms p50 | **{ratio:.1f}×** ({verdict} the goal) |"
+            )

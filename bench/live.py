@@ -8,7 +8,6 @@ serves the hashed, compressed static files. Everything listens on, and talks to,
 from __future__ import annotations
 
 import asyncio
-from http.cookiejar import CookieJar
 import json
 import os
 import socket
@@ -16,9 +15,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
 import urllib.error
+import urllib.parse
 import urllib.request
+from http.cookiejar import CookieJar
 from pathlib import Path
 
 from bench.setup import ROOT
@@ -47,17 +47,25 @@ def free_port() -> int:
 
 
 def base_env(var: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "FRAY_VAR_DIR")}
-    env.update(FRAY_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false",
-               PYTHONPATH=str(ROOT))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "FRAY_VAR_DIR")
+    }
+    env.update(FRAY_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false", PYTHONPATH=str(ROOT))
     env.update(extra)
     return env
 
 
 def manage(var: Path, *args: str) -> str:
-    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], env=base_env(var), cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        env=base_env(var),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args[:1])} failed:\n{done.stdout}\n{done.stderr}")
     return done.stdout
@@ -76,8 +84,9 @@ def prepare_demo() -> tuple[Path, dict]:
 class Server:
     """An ASGI app under daphne (or any command) in a subprocess, stopped on exit."""
 
-    def __init__(self, var: Path, command: list[str], port: int, env: dict[str, str] | None = None,
-                 name: str = "server"):
+    def __init__(
+        self, var: Path, command: list[str], port: int, env: dict[str, str] | None = None, name: str = "server"
+    ):
         self.var, self.command, self.port = var, command, port
         self.env = base_env(var, **(env or {}))
         self.log_path = var / f"{name}-{port}.log"
@@ -94,8 +103,7 @@ class Server:
 
     def __enter__(self) -> Server:
         self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(self.command, env=self.env, cwd=ROOT, stdout=self._log,
-                                     stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(self.command, env=self.env, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             try:
@@ -130,8 +138,7 @@ def login(base: str, username: str, password: str = DEMO_PASSWORD) -> dict[str, 
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), _NoRedirect)
     opener.open(base + "/accounts/login/", timeout=10).read()
     token = next(c.value for c in jar if c.name == "csrftoken")
-    body = urllib.parse.urlencode({"username": username, "password": password,
-                                   "csrfmiddlewaretoken": token}).encode()
+    body = urllib.parse.urlencode({"username": username, "password": password, "csrfmiddlewaretoken": token}).encode()
     try:
         opener.open(urllib.request.Request(base + "/accounts/login/", data=body), timeout=10).read()
     except urllib.error.HTTPError as exc:  # the 302 to the home page, not followed
@@ -147,8 +154,9 @@ def cookie_header(cookies: dict[str, str]) -> str:
     return "; ".join(f"{k}={v}" for k, v in cookies.items())
 
 
-async def http(port: int, method: str, path: str, headers: dict[str, str] | None = None,
-               body: bytes = b"", timeout: float = 30) -> tuple[int, bytes]:
+async def http(
+    port: int, method: str, path: str, headers: dict[str, str] | None = None, body: bytes = b"", timeout: float = 30
+) -> tuple[int, bytes]:
     """One HTTP/1.1 request on a fresh connection (Connection: close): the status and the body."""
 
     async def go():
@@ -177,7 +185,7 @@ def _unchunk(data: bytes) -> bytes:
         size = int(data[i:j].split(b";")[0], 16)
         if size == 0:
             return b"".join(out)
-        out.append(data[j + 2:j + 2 + size])
+        out.append(data[j + 2 : j + 2 + size])
         i = j + 2 + size + 2
 
 

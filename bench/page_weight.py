@@ -21,15 +21,23 @@ import urllib.request
 from pathlib import Path
 
 CHROMIUM = os.environ.get("FRAY_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 PHONE = {
     "viewport": {"width": 360, "height": 740},
     "device_scale_factor": 3,
     "is_mobile": True,
     "has_touch": True,
-    "user_agent": ("Mozilla/5.0 (Linux; Android 14; Pixel 7a) AppleWebKit/537.36 (KHTML, like Gecko) "
-                   "Chrome/156.0.0.0 Mobile Safari/537.36"),
+    "user_agent": (
+        "Mozilla/5.0 (Linux; Android 14; Pixel 7a) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/156.0.0.0 Mobile Safari/537.36"
+    ),
     "locale": "en-GB",
     "timezone_id": "UTC",
 }
@@ -68,12 +76,16 @@ def measure(var: Path, demo: dict) -> dict:
                 for request in finished:
                     sizes = request.sizes()
                     response = request.response()
-                    responses.append({
-                        "url": request.url.removeprefix(server.base), "type": request.resource_type,
-                        "status": response.status if response else 0,
-                        "encoding": (response.headers.get("content-encoding", "") if response else ""),
-                        "body": sizes["responseBodySize"], "headers": sizes["responseHeadersSize"],
-                    })
+                    responses.append(
+                        {
+                            "url": request.url.removeprefix(server.base),
+                            "type": request.resource_type,
+                            "status": response.status if response else 0,
+                            "encoding": (response.headers.get("content-encoding", "") if response else ""),
+                            "body": sizes["responseBodySize"],
+                            "headers": sizes["responseHeadersSize"],
+                        }
+                    )
                 context.close()
             finally:
                 browser.close()
@@ -101,25 +113,30 @@ def run(lines: list[str], var: Path, demo: dict) -> None:
     bodies = sum(r["body"] for r in responses)
     headers = sum(r["headers"] for r in responses)
     html = next(r for r in responses if r["type"] == "document")
-    parts = ", ".join(f"{_name(r)} {r['body'] / 1024:,.1f}" + (f" {r['encoding']}" if r["encoding"] else "")
-                      for r in responses)
+    parts = ", ".join(
+        f"{_name(r)} {r['body'] / 1024:,.1f}" + (f" {r['encoding']}" if r["encoding"] else "") for r in responses
+    )
     floor_desc = " + ".join(f"{_name(r)} {r['body'] / 1024:,.1f} KiB {r['encoding'] or 'uncompressed'}" for r in floor)
     ratio = bodies / floor_bytes
     lines.append(
         f"| phone first load of a player's encounter page (Chromium 360×740, mobile UA, empty cache): encoded "
         f"bodies of all {len(responses)} responses ({parts} KiB) | {bodies / 1024:,.1f} KiB "
         f"| floor: {floor_desc} = {floor_bytes / 1024:,.1f} KiB | **{ratio:.2f}×** "
-        f"({'within' if ratio <= GOAL else 'over'} the goal of ≤ {GOAL}×) |")
+        f"({'within' if ratio <= GOAL else 'over'} the goal of ≤ {GOAL}×) |"
+    )
     lines.append(
         f"| the same with response headers ({headers / 1024:,.1f} KiB of headers) | {(bodies + headers) / 1024:,.1f} "
-        f"KiB | floor {floor_bytes / 1024:,.1f} KiB | {(bodies + headers) / floor_bytes:.2f}× |")
+        f"KiB | floor {floor_bytes / 1024:,.1f} KiB | {(bodies + headers) / floor_bytes:.2f}× |"
+    )
     lines.append(
         f"| … of which the HTML, not compressed (no GZipMiddleware: BREACH, the page carries a CSRF token) "
         f"| {html['body'] / 1024:,.1f} KiB (gzipped it would be {m['html_gzipped'] / 1024:,.1f} KiB; not served so) "
-        f"| floor {floor_bytes / 1024:,.1f} KiB | {html['body'] / floor_bytes:.2f}× |")
+        f"| floor {floor_bytes / 1024:,.1f} KiB | {html['body'] / floor_bytes:.2f}× |"
+    )
     lines.append(
         f"| then the websocket's snapshot frame on connect (uncompressed: no permessage-deflate) "
-        f"| {m['frame'] / 1024:,.1f} KiB | floor {floor_bytes / 1024:,.1f} KiB | {m['frame'] / floor_bytes:.2f}× |")
+        f"| {m['frame'] / 1024:,.1f} KiB | floor {floor_bytes / 1024:,.1f} KiB | {m['frame'] / floor_bytes:.2f}× |"
+    )
 
 
 def _name(response: dict) -> str:

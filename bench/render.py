@@ -117,18 +117,22 @@ def run(lines: list[str]) -> None:
             f"({small['events']} log events{base}): {t_small:,.2f} ms, {q_small} SQL queries, "
             f"{b_small / 1024:,.1f} KiB | {t_large / t_small:.1f}× time, "
             + (f"same queries ({q_large})" if q_large == q_small else f"{q_large / max(q_small, 1):.1f}× queries")
-            + " |")
+            + " |"
+        )
     (t_small, q_small, _), (t_worded, q_worded) = small["broadcast set"], long["worded"]
     (t_long, q_long), (t_whole, q_whole) = long["checkpointed"], long["whole"]
     lines.append(
         f"| render broadcast set, 4 combatants, {long['events']:,} log events (the newest entries read in their "
         f"stored words) | {t_worded:,.2f} ms, {q_worded} SQL queries | {small['events']} log events: "
-        f"{t_small:,.2f} ms, {q_small} SQL queries | {t_worded / t_small:.1f}× time |")
+        f"{t_small:,.2f} ms, {q_small} SQL queries | {t_worded / t_small:.1f}× time |"
+    )
     lines.append(
         f"| … the same {long['events']:,} events without stored words (replayed from the newest checkpoint) | "
         f"{t_long:,.2f} ms, {q_long} SQL queries | in their stored words: {t_worded:,.2f} ms | "
-        f"{t_long / t_worded:.1f}× time |")
+        f"{t_long / t_worded:.1f}× time |"
+    )
     lines.append(
         f"| … without stored words or checkpoints (the whole log read and replayed) | "
         f"{t_whole:,.2f} ms, {q_whole} SQL queries | in their stored words: {t_worded:,.2f} ms | "
-        f"{t_whole / t_worded:.0f}× time |")
+        f"{t_whole / t_worded:.0f}× time |"
+    )

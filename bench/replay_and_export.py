@@ -44,8 +44,12 @@ def run(lines: list[str]) -> None:
     n = encounter.events.count()
 
     def naive_json():
-        events = [{"seq": s, "kind": k, "data": p} for s, k, p in
-                  EncounterEvent.objects.filter(encounter=encounter).order_by("seq").values_list("seq", "kind", "payload")]
+        events = [
+            {"seq": s, "kind": k, "data": p}
+            for s, k, p in EncounterEvent.objects.filter(encounter=encounter)
+            .order_by("seq")
+            .values_list("seq", "kind", "payload")
+        ]
         json.dumps({"events": events})
 
     for fmt, writer in (("json", exports.write_json), ("csv", exports.write_csv)):
@@ -57,9 +61,11 @@ def run(lines: list[str]) -> None:
         peak_stream = peak_kib(streamed)
         peak_naive = peak_kib(naive_json)
         t_stream = best_of(streamed, runs=2)
-        lines.append(f"| export {n:,} events to {fmt.upper()} (streamed) | {t_stream * 1000:,.0f} ms, peak "
-                     f"{peak_stream:,.0f} KiB | naive in-memory JSON peak {peak_naive:,.0f} KiB "
-                     f"| {peak_stream / peak_naive:.2f}× memory |")
+        lines.append(
+            f"| export {n:,} events to {fmt.upper()} (streamed) | {t_stream * 1000:,.0f} ms, peak "
+            f"{peak_stream:,.0f} KiB | naive in-memory JSON peak {peak_naive:,.0f} KiB "
+            f"| {peak_stream / peak_naive:.2f}× memory |"
+        )
 
 
 def replay_line(encounter) -> str:
@@ -72,8 +78,10 @@ def replay_line(encounter) -> str:
     snapshot = best_of(lambda: store.load_state(type(encounter).objects.get(pk=encounter.pk)))
     rebuild = best_of(lambda: replay(bb.evolve, store.load_initial(encounter), store.load_log(encounter)), runs=3)
     assert replay(bb.evolve, store.load_initial(encounter), store.load_log(encounter)) == store.load_state(encounter)
-    return (f"| replay {n:,} events | {rebuild * 1000:,.1f} ms | load snapshot {snapshot * 1000:,.2f} ms "
-            f"| {rebuild / snapshot:,.0f}× |")
+    return (
+        f"| replay {n:,} events | {rebuild * 1000:,.1f} ms | load snapshot {snapshot * 1000:,.2f} ms "
+        f"| {rebuild / snapshot:,.0f}× |"
+    )
 
 
 class _Discard(io.TextIOBase):

@@ -62,13 +62,29 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
     for i in range(pcs):
         user = User.objects.create_user(f"p{tag}-{i}")
         Membership.objects.create(campaign=campaign, user=user)
-        characters.append(Character.objects.create(campaign=campaign, name=f"PC {i}", owner=user,
-                                                   system="burn_bryte", stats={"health": 20, "health_max": 20}))
-    npc = Character.objects.create(campaign=campaign, name="Drone", kind="npc", system="burn_bryte",
-                                   stats={"health": 20, "health_max": 20}, gm_notes="Explodes when it drops.")
+        characters.append(
+            Character.objects.create(
+                campaign=campaign,
+                name=f"PC {i}",
+                owner=user,
+                system="burn_bryte",
+                stats={"health": 20, "health_max": 20},
+            )
+        )
+    npc = Character.objects.create(
+        campaign=campaign,
+        name="Drone",
+        kind="npc",
+        system="burn_bryte",
+        stats={"health": 20, "health_max": 20},
+        gm_notes="Explodes when it drops.",
+    )
     encounter = services.start_encounter(
-        services.create_encounter(campaign, gm, name="Long fight", model="burn_bryte", pcs=characters,
-                                  enemies=[(npc, enemies)]), gm)
+        services.create_encounter(
+            campaign, gm, name="Long fight", model="burn_bryte", pcs=characters, enemies=[(npc, enemies)]
+        ),
+        gm,
+    )
     state = store.load_state(encounter)
     pc_keys = [f"pc{p.pk}" for p in characters]
     enemy_keys = [f"npc{npc.pk}-{n}" for n in range(1, enemies + 1)]
@@ -79,10 +95,20 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
         for event in bb.decide(state, command, ScriptedDice(faces)):
             seq += 1
             gm_text, players_text = wording(bb.describe, state, event)  # as services words each entry
-            rows.append(EncounterEvent(encounter=encounter, seq=seq, batch=seq, kind=event.kind,
-                                       payload=bb.CODEC.event_to_json(event), audience=event.audience,
-                                       idempotency_key=f"b{seq}", gm_text=gm_text, players_text=players_text,
-                                       wording=WORDING))
+            rows.append(
+                EncounterEvent(
+                    encounter=encounter,
+                    seq=seq,
+                    batch=seq,
+                    kind=event.kind,
+                    payload=bb.CODEC.event_to_json(event),
+                    audience=event.audience,
+                    idempotency_key=f"b{seq}",
+                    gm_text=gm_text,
+                    players_text=players_text,
+                    wording=WORDING,
+                )
+            )
             state = bb.evolve(state, event)
             if seq % store.CHECKPOINT_EVERY == 0:  # as services.submit leaves them
                 checkpoints.append(LogCheckpoint(encounter=encounter, seq=seq, state=to_json(state)))
@@ -110,12 +136,17 @@ def long_encounter(events: int, pcs: int = 3, enemies: int = 3, tag: str = ""):
 
 def git_revision() -> str:
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
         # The results file itself is what the run rewrites: its changes say nothing about the code measured.
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                                ":(exclude)bench/RESULTS.md"], cwd=ROOT, capture_output=True, text=True,
-                               check=True).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)bench/RESULTS.md"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return f"{head} with uncommitted changes" if dirty else head

@@ -32,8 +32,15 @@ def main(port: int, payload: str) -> None:
         return connection.respond(HTTPStatus.OK, "sent\n")
 
     async def run():
-        async with serve(handler, "127.0.0.1", port, process_request=process_request, compression=None,
-                         ping_interval=None, max_queue=None):
+        async with serve(
+            handler,
+            "127.0.0.1",
+            port,
+            process_request=process_request,
+            compression=None,
+            ping_interval=None,
+            max_queue=None,
+        ):
             await asyncio.get_running_loop().create_future()
 
     asyncio.run(run())

@@ -49,7 +49,7 @@ def axes_username(request, credentials):
     """The username django-axes records a failed login under, cut to what an account's username can hold."""
     source = credentials if credentials is not None else getattr(request, "POST", {})
     username = source.get("username") or ""
-    return str(username)[:User._meta.get_field("username").max_length]
+    return str(username)[: User._meta.get_field("username").max_length]
 
 
 class PasswordResetRequestForm(PasswordResetForm):
@@ -87,8 +87,10 @@ class CampaignForm(forms.ModelForm):
     class Meta:
         model = Campaign
         fields = ("name", "description", "combat_model", "enemy_health_visibility", "reminder_offsets")
-        widgets = {"description": forms.Textarea(attrs={"rows": 3}),
-                   "reminder_offsets": forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "24, 1"})}
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 3}),
+            "reminder_offsets": forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "24, 1"}),
+        }
 
     def clean_reminder_offsets(self):
         """'1, 24h, 24' is stored as '24,1': largest first, no repeats."""
@@ -110,16 +112,27 @@ class GMNotesForm(forms.ModelForm):
 
 class InviteForm(forms.Form):
     days = forms.TypedChoiceField(
-        label="Link valid for", choices=Invite.EXPIRY_CHOICES, coerce=int, initial=7,
+        label="Link valid for",
+        choices=Invite.EXPIRY_CHOICES,
+        coerce=int,
+        initial=7,
         error_messages={"invalid_choice": "Choose how long the invite stays valid: 1, 7 or 30 days."},
     )
 
 
 class JoinCodeForm(forms.Form):
     code = forms.CharField(
-        label="Join code", max_length=20,
-        widget=forms.TextInput(attrs={"autocapitalize": "characters", "autocomplete": "off", "spellcheck": "false",
-                                      "placeholder": "ABCD-2345", "inputmode": "text"}),
+        label="Join code",
+        max_length=20,
+        widget=forms.TextInput(
+            attrs={
+                "autocapitalize": "characters",
+                "autocomplete": "off",
+                "spellcheck": "false",
+                "placeholder": "ABCD-2345",
+                "inputmode": "text",
+            }
+        ),
     )
 
     def __init__(self, *args, refusal: str = "", **kwargs):
@@ -177,7 +190,8 @@ class CharacterForm(forms.ModelForm):
     def __init__(self, *args, membership: Membership, system: str | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["system"].error_messages["invalid_choice"] = (
-            f"Choose one of the {apnumber(len(registry.MODELS))} combat models.")
+            f"Choose one of the {apnumber(len(registry.MODELS))} combat models."
+        )
         self.membership = membership
         campaign = membership.campaign
         chosen = system or self.data.get("system") or self.instance.system or campaign.combat_model

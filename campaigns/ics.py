@@ -17,7 +17,7 @@ PRODID = "-//Fray//Game sessions//EN"
 
 
 # TEXT may not hold control characters other than tab (RFC 5545 §3.3.11); line breaks are escaped instead.
-_CONTROLS = {c: None for c in [*range(0x00, 0x09), *range(0x0B, 0x0D), *range(0x0E, 0x20), 0x7F]}
+_CONTROLS = dict.fromkeys([*range(9), *range(11, 13), *range(14, 32), 127])
 
 
 def escape_text(value: str) -> str:
@@ -54,12 +54,16 @@ def uid(session: GameSession) -> str:
 
 def event_lines(session: GameSession, stamp: datetime) -> list[str]:
     url = _base_url() + session.get_absolute_url()
-    description = "\n\n".join(part for part in (
-        f"Campaign: {session.campaign.name}",
-        f"Cancelled. {session.cancel_reason}".strip() if session.status == GameSession.Status.CANCELLED else "",
-        session.notes,
-        url,
-    ) if part)
+    description = "\n\n".join(
+        part
+        for part in (
+            f"Campaign: {session.campaign.name}",
+            f"Cancelled. {session.cancel_reason}".strip() if session.status == GameSession.Status.CANCELLED else "",
+            session.notes,
+            url,
+        )
+        if part
+    )
     status = "CANCELLED" if session.status == GameSession.Status.CANCELLED else "CONFIRMED"
     return [
         "BEGIN:VEVENT",
@@ -82,8 +86,12 @@ def calendar(sessions, name: str = "") -> str:
     stamp = timezone.now()
     lines = ["BEGIN:VCALENDAR", "VERSION:2.0", f"PRODID:{PRODID}", "CALSCALE:GREGORIAN", "METHOD:PUBLISH"]
     if name:
-        lines += [f"NAME:{escape_text(name)}", f"X-WR-CALNAME:{escape_text(name)}",
-                  "REFRESH-INTERVAL;VALUE=DURATION:PT1H", "X-PUBLISHED-TTL:PT1H"]
+        lines += [
+            f"NAME:{escape_text(name)}",
+            f"X-WR-CALNAME:{escape_text(name)}",
+            "REFRESH-INTERVAL;VALUE=DURATION:PT1H",
+            "X-PUBLISHED-TTL:PT1H",
+        ]
     for session in sessions:
         lines += event_lines(session, stamp)
     lines.append("END:VCALENDAR")

@@ -37,7 +37,9 @@ def parse_reminder_offsets(value: str) -> list[int]:
         try:
             hours = Decimal(part)
         except InvalidOperation:
-            raise ValidationError(f"“{part}” is not a number of hours. Write hours separated by commas, such as 24, 1.") from None
+            raise ValidationError(
+                f"“{part}” is not a number of hours. Write hours separated by commas, such as 24, 1."
+            ) from None
         if not hours.is_finite() or hours <= 0:
             raise ValidationError("Each reminder must be a positive number of hours before the session.")
         # Bounded before multiplying: "1e999999" hours would overflow the decimal context (a server error).
@@ -45,7 +47,9 @@ def parse_reminder_offsets(value: str) -> list[int]:
             raise ValidationError("A reminder can be at most 168 hours (one week) before the session.")
         exact = hours * 60
         if exact != exact.to_integral_value() or exact < 1:
-            raise ValidationError(f"{part} hours is not a whole number of minutes; use, for example, 0.5 for 30 minutes.")
+            raise ValidationError(
+                f"{part} hours is not a whole number of minutes; use, for example, 0.5 for 30 minutes."
+            )
         minutes.add(int(exact))
     if len(minutes) > MAX_REMINDER_OFFSETS:
         raise ValidationError(f"Choose at most {MAX_REMINDER_OFFSETS} reminders.")
@@ -87,7 +91,10 @@ class Campaign(models.Model):
         "players see enemy health", max_length=12, choices=EnemyHealth.choices, default=EnemyHealth.DESCRIPTOR
     )
     reminder_offsets = models.CharField(
-        "session reminders", max_length=40, blank=True, default=DEFAULT_REMINDER_OFFSETS,
+        "session reminders",
+        max_length=40,
+        blank=True,
+        default=DEFAULT_REMINDER_OFFSETS,
         validators=[validate_reminder_offsets],
         help_text="Hours before each session, separated by commas, such as 24, 1. Leave empty for no reminders.",
     )
@@ -191,7 +198,11 @@ class Character(models.Model):
     name = models.CharField(max_length=80)
     kind = models.CharField(max_length=3, choices=Kind.choices, default=Kind.PC)
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="characters",
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="characters",
         help_text="The player who plays this PC. NPCs belong to the GMs and have no owner.",
     )
     system = models.CharField("combat model", max_length=20, validators=[validate_combat_model])
@@ -261,7 +272,6 @@ class GameSession(models.Model):
         SCHEDULED = "scheduled", "Scheduled"
         CANCELLED = "cancelled", "Cancelled"
         DONE = "done", "Done"
-
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="game_sessions")
     title = models.CharField(max_length=120)
@@ -373,13 +383,17 @@ class Reminder(models.Model):
     class Meta:
         ordering = ["send_at", "pk"]
         indexes = [
-            models.Index(fields=["send_at"], name="reminder_pending_send_at",
-                         condition=models.Q(sent_at__isnull=True, skipped_reason="")),
+            models.Index(
+                fields=["send_at"],
+                name="reminder_pending_send_at",
+                condition=models.Q(sent_at__isnull=True, skipped_reason=""),
+            ),
         ]
         constraints = [
             # At most one pending message per member, session, kind and offset: recomputing never duplicates.
             models.UniqueConstraint(
-                fields=["session", "user", "kind", "offset_minutes"], name="one_pending_reminder",
+                fields=["session", "user", "kind", "offset_minutes"],
+                name="one_pending_reminder",
                 condition=models.Q(sent_at__isnull=True, skipped_reason=""),
             ),
         ]

@@ -105,8 +105,11 @@ def send_due_reminders(*, batch_size=BATCH_SIZE, time_budget=TIME_BUDGET_SECONDS
             except Exception as exc:  # one broken row must not hold up the others; it is retried later
                 log.exception("Reminder %s could not be delivered", pk)
                 Reminder.objects.filter(pk=pk, claim_token=token, sent_at__isnull=True).update(
-                    claimed_at=None, claim_token=None, retry_at=timezone.now() + RETRY_DELAY,
-                    last_error=f"{type(exc).__name__}: {exc}"[:500])
+                    claimed_at=None,
+                    claim_token=None,
+                    retry_at=timezone.now() + RETRY_DELAY,
+                    last_error=f"{type(exc).__name__}: {exc}"[:500],
+                )
                 outcomes["error"] += 1
     return dict(outcomes)
 
@@ -150,8 +153,13 @@ def deliver(pk: int, token: uuid.UUID) -> str:
             # send outlived CLAIM_TIMEOUT, re-claimed by another sweep.
             log.error("Reminder %s was e-mailed but the row changed meanwhile; it may be sent again.", pk)
             return "lost"
-        Notification.objects.create(user=reminder.user, campaign=reminder.session.campaign, text=text,
-                                    url=reminder.session.get_absolute_url(), reminder=reminder)
+        Notification.objects.create(
+            user=reminder.user,
+            campaign=reminder.session.campaign,
+            text=text,
+            url=reminder.session.get_absolute_url(),
+            reminder=reminder,
+        )
     return "sent"
 
 
@@ -170,10 +178,17 @@ def _skip_reason(reminder: Reminder, now) -> str:
         return "session was moved"
     if membership.reminders_opt_out:
         return "opted out"
-    later_due = Reminder.objects.pending().filter(
-        session=session, user_id=reminder.user_id, kind=Reminder.Kind.REMINDER,
-        send_at__gt=reminder.send_at, send_at__lte=now,
-    ).exists()
+    later_due = (
+        Reminder.objects.pending()
+        .filter(
+            session=session,
+            user_id=reminder.user_id,
+            kind=Reminder.Kind.REMINDER,
+            send_at__gt=reminder.send_at,
+            send_at__lte=now,
+        )
+        .exists()
+    )
     if later_due:
         return "superseded by a later reminder"
     return ""

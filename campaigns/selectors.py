@@ -66,9 +66,11 @@ def usable_invite(campaign: Campaign):
 
 # Game sessions ---------------------------------------------------------------------------------------------
 
+
 def session_or_404(membership: Membership, session_id):
-    return get_object_or_404(GameSession.objects.select_related("campaign"), pk=session_id,
-                             campaign=membership.campaign)
+    return get_object_or_404(
+        GameSession.objects.select_related("campaign"), pk=session_id, campaign=membership.campaign
+    )
 
 
 def campaign_sessions(campaign: Campaign):
@@ -88,7 +90,8 @@ def next_session(campaign: Campaign):
     """The scheduled session running now or coming next, or None."""
     now = timezone.now()
     candidates = campaign_sessions(campaign).filter(
-        status=GameSession.Status.SCHEDULED, starts_at__gt=now - timedelta(days=1))
+        status=GameSession.Status.SCHEDULED, starts_at__gt=now - timedelta(days=1)
+    )
     return next((s for s in candidates if s.ends_at > now), None)
 
 
@@ -129,5 +132,8 @@ def unread_notifications(user) -> int:
 def feed_sessions(user, now=None):
     """Sessions for a user's calendar feed: all their campaigns', from 90 days ago on, cancelled ones included."""
     now = now or timezone.now()
-    return (GameSession.objects.filter(campaign__memberships__user=user, starts_at__gte=now - timedelta(days=90))
-            .select_related("campaign").order_by("starts_at", "pk"))
+    return (
+        GameSession.objects.filter(campaign__memberships__user=user, starts_at__gte=now - timedelta(days=90))
+        .select_related("campaign")
+        .order_by("starts_at", "pk")
+    )

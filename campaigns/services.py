@@ -9,8 +9,9 @@ from campaigns.selectors import gm_count
 
 
 @transaction.atomic
-def create_campaign(user, *, name, description="", combat_model, enemy_health_visibility=None,
-                    reminder_offsets=None) -> Campaign:
+def create_campaign(
+    user, *, name, description="", combat_model, enemy_health_visibility=None, reminder_offsets=None
+) -> Campaign:
     campaign = Campaign(name=name, description=description, combat_model=combat_model, created_by=user)
     if enemy_health_visibility:
         campaign.enemy_health_visibility = enemy_health_visibility
@@ -62,8 +63,10 @@ def find_invite(*, token=None, code=None) -> Invite:
 def check_may_join(user, invite: Invite) -> None:
     """A member removed while this invite was out cannot come back with it (a fresh invite lets them in)."""
     if invite.barred_users.filter(pk=user.pk).exists():
-        raise ServiceError("The GM removed you from this campaign after this invite was made. "
-                           "Ask them for a new one if you should be back.")
+        raise ServiceError(
+            "The GM removed you from this campaign after this invite was made. "
+            "Ask them for a new one if you should be back."
+        )
 
 
 def bar_from_current_invites(campaign: Campaign, user) -> None:

@@ -19,23 +19,33 @@ class SessionForm(forms.Form):
         error_messages={"invalid": "Enter the start as a date and a time, such as 2026-03-14 19:30."},
     )
     length = forms.DecimalField(
-        label="Expected length", max_digits=6, decimal_places=2, initial=3,
+        label="Expected length",
+        max_digits=6,
+        decimal_places=2,
+        initial=3,
         widget=forms.NumberInput(attrs={"inputmode": "decimal", "step": "any"}),
         error_messages={"invalid": "Enter the expected length as a number, such as 3 or 2.5."},
     )
-    length_unit = forms.ChoiceField(label="Length in", choices=(("hours", "hours"), ("minutes", "minutes")),
-                                    initial="hours")
-    notes = forms.CharField(required=False, max_length=4000, widget=forms.Textarea(attrs={"rows": 4}),
-                            help_text="Everyone in the campaign sees these.")
+    length_unit = forms.ChoiceField(
+        label="Length in", choices=(("hours", "hours"), ("minutes", "minutes")), initial="hours"
+    )
+    notes = forms.CharField(
+        required=False,
+        max_length=4000,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Everyone in the campaign sees these.",
+    )
 
     def __init__(self, *args, instance: GameSession | None = None, **kwargs):
         self.instance = instance
         if instance is not None and "initial" not in kwargs:
             hours, minutes = divmod(instance.duration_minutes, 60)
             kwargs["initial"] = {
-                "title": instance.title, "starts_at": timezone.localtime(instance.starts_at),
+                "title": instance.title,
+                "starts_at": timezone.localtime(instance.starts_at),
                 "length": hours if not minutes else instance.duration_minutes,
-                "length_unit": "hours" if not minutes else "minutes", "notes": instance.notes,
+                "length_unit": "hours" if not minutes else "minutes",
+                "notes": instance.notes,
             }
         super().__init__(*args, **kwargs)
         self.fields["starts_at"].help_text = f"In your time zone, {timezone.get_current_timezone_name()}."
@@ -69,19 +79,25 @@ class SessionForm(forms.Form):
 
     def session_data(self) -> dict:
         data = self.cleaned_data
-        return {"title": data["title"], "starts_at": data["starts_at"],
-                "duration_minutes": data["duration_minutes"], "notes": data["notes"]}
+        return {
+            "title": data["title"],
+            "starts_at": data["starts_at"],
+            "duration_minutes": data["duration_minutes"],
+            "notes": data["notes"],
+        }
 
 
 class CancelSessionForm(forms.Form):
     reason = forms.CharField(
-        label="Message to the group", required=False, max_length=300,
+        label="Message to the group",
+        required=False,
+        max_length=300,
         widget=forms.TextInput(attrs={"placeholder": "Half the table is ill; same time next week?"}),
         help_text="Optional. It goes out with the cancellation notice.",
     )
 
 
 class RsvpForm(forms.Form):
-    answer = forms.ChoiceField(choices=Rsvp.Answer.choices,
-                               error_messages={"invalid_choice": "Answer going, maybe or can't make it."})
-
+    answer = forms.ChoiceField(
+        choices=Rsvp.Answer.choices, error_messages={"invalid_choice": "Answer going, maybe or can't make it."}
+    )

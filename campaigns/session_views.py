@@ -10,16 +10,19 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import ics, selectors, sessions
-from campaigns.models import CalendarFeed
 from campaigns.errors import ServiceError
+from campaigns.models import CalendarFeed
 from campaigns.session_forms import CancelSessionForm, RsvpForm, SessionForm
 
 
 def _back(request, fallback: str) -> str:
     target = request.POST.get("next")
     # A path on this site only: redirect() would take a bare word such as "home" for a view name (and fail).
-    if target and target.startswith("/") and url_has_allowed_host_and_scheme(
-            target, {request.get_host()}, require_https=request.is_secure()):
+    if (
+        target
+        and target.startswith("/")
+        and url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure())
+    ):
         return target
     return fallback
 
@@ -34,21 +37,32 @@ def session_list(request, campaign_id):
     campaign = membership.campaign
     members = selectors.campaign_members(campaign)
     upcoming, past = selectors.split_sessions(selectors.campaign_sessions(campaign))
-    return render(request, "campaigns/session_list.html", {
-        "campaign": campaign, "membership": membership,
-        "upcoming": [(s, selectors.rsvp_board(s, members, request.user)) for s in upcoming],
-        "past": past[:30],
-    })
+    return render(
+        request,
+        "campaigns/session_list.html",
+        {
+            "campaign": campaign,
+            "membership": membership,
+            "upcoming": [(s, selectors.rsvp_board(s, members, request.user)) for s in upcoming],
+            "past": past[:30],
+        },
+    )
 
 
 @login_required
 def session_detail(request, campaign_id, session_id):
     membership = selectors.membership_or_404(request.user, campaign_id)
     session = selectors.session_or_404(membership, session_id)
-    return render(request, "campaigns/session_detail.html", {
-        "campaign": membership.campaign, "membership": membership, "s": session,
-        "board": _board(session, membership),
-    })
+    return render(
+        request,
+        "campaigns/session_detail.html",
+        {
+            "campaign": membership.campaign,
+            "membership": membership,
+            "s": session,
+            "board": _board(session, membership),
+        },
+    )
 
 
 @login_required
@@ -59,9 +73,12 @@ def session_create(request, campaign_id):
         session = sessions.create_session(membership.campaign, request.user, **form.session_data())
         messages.success(request, f"{session.title} is on the calendar. Everyone will be reminded.")
         return redirect(session)
-    return render(request, "campaigns/session_form.html",
-                  {"form": form, "campaign": membership.campaign, "membership": membership},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "campaigns/session_form.html",
+        {"form": form, "campaign": membership.campaign, "membership": membership},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
@@ -80,9 +97,12 @@ def session_edit(request, campaign_id, session_id):
         else:
             messages.success(request, f"{session.title} saved.")
         return redirect(session)
-    return render(request, "campaigns/session_form.html",
-                  {"form": form, "campaign": membership.campaign, "membership": membership, "s": session},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "campaigns/session_form.html",
+        {"form": form, "campaign": membership.campaign, "membership": membership, "s": session},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
@@ -99,9 +119,12 @@ def session_cancel(request, campaign_id, session_id):
         else:
             messages.success(request, f"{session.title} is cancelled. Everyone will be told within a minute.")
         return redirect(session)
-    return render(request, "campaigns/session_cancel.html",
-                  {"form": form, "campaign": membership.campaign, "membership": membership, "s": session},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "campaigns/session_cancel.html",
+        {"form": form, "campaign": membership.campaign, "membership": membership, "s": session},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
@@ -134,8 +157,14 @@ def session_rsvp(request, campaign_id, session_id):
         except ServiceError as exc:
             error = str(exc)
     if request.htmx:
-        context = {"s": session, "board": _board(session, membership), "rsvp_error": error,
-                   "campaign": membership.campaign, "membership": membership, "next": request.POST.get("next", "")}
+        context = {
+            "s": session,
+            "board": _board(session, membership),
+            "rsvp_error": error,
+            "campaign": membership.campaign,
+            "membership": membership,
+            "next": request.POST.get("next", ""),
+        }
         return render(request, "campaigns/session_parts.html#rsvp", context, status=400 if error else 200)
     if error:
         messages.error(request, error)
@@ -155,9 +184,11 @@ def reminder_preference(request, campaign_id):
         return redirect(_back(request, membership.campaign.get_absolute_url()))
     membership = sessions.set_reminders_opt_out(membership, opt_out=choice == "off")
     if request.htmx:
-        return render(request, "campaigns/session_parts.html#reminders",
-                      {"membership": membership, "campaign": membership.campaign,
-                       "next": request.POST.get("next", "")})
+        return render(
+            request,
+            "campaigns/session_parts.html#reminders",
+            {"membership": membership, "campaign": membership.campaign, "next": request.POST.get("next", "")},
+        )
     messages.success(request, "Reminders are on." if choice == "on" else "Reminders are off for this campaign.")
     return redirect(_back(request, membership.campaign.get_absolute_url()))
 
@@ -192,8 +223,9 @@ def calendar_feed(request, token):
 @require_POST
 def calendar_rotate(request):
     sessions.rotate_calendar_token(request.user)
-    messages.success(request, "New calendar address made. The old one no longer works: "
-                              "subscribe again with the new one.")
+    messages.success(
+        request, "New calendar address made. The old one no longer works: subscribe again with the new one."
+    )
     return redirect(reverse("profile") + "#calendar")
 
 
@@ -204,5 +236,4 @@ def notifications(request):
     unread = {n.pk for n in items if n.read_at is None}
     if unread:
         sessions.mark_read(request.user, unread)
-    return render(request, "campaigns/notifications.html",
-                  {"items": items, "unread": unread, "now": timezone.now()})
+    return render(request, "campaigns/notifications.html", {"items": items, "unread": unread, "now": timezone.now()})

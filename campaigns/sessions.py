@@ -10,6 +10,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from campaigns.errors import ServiceError
 from campaigns.models import (
     CalendarFeed,
     Campaign,
@@ -21,7 +22,6 @@ from campaigns.models import (
     new_calendar_token,
     parse_reminder_offsets,
 )
-from campaigns.errors import ServiceError
 
 
 def _lock(session: GameSession) -> GameSession:
@@ -30,8 +30,14 @@ def _lock(session: GameSession) -> GameSession:
 
 @transaction.atomic
 def create_session(campaign: Campaign, by, *, title, starts_at, duration_minutes, notes="") -> GameSession:
-    session = GameSession(campaign=campaign, created_by=by, title=title, starts_at=starts_at,
-                          duration_minutes=duration_minutes, notes=notes)
+    session = GameSession(
+        campaign=campaign,
+        created_by=by,
+        title=title,
+        starts_at=starts_at,
+        duration_minutes=duration_minutes,
+        notes=notes,
+    )
     session.full_clean()
     session.save()
     sync_reminders(session)
@@ -44,9 +50,17 @@ def update_session(session: GameSession, *, title, starts_at, duration_minutes, 
     if not session.is_scheduled:
         raise ServiceError(f"This session is {session.get_status_display().lower()}; it can no longer be changed.")
     changed = (title, starts_at, duration_minutes, notes) != (
-        session.title, session.starts_at, session.duration_minutes, session.notes)
+        session.title,
+        session.starts_at,
+        session.duration_minutes,
+        session.notes,
+    )
     session.title, session.starts_at, session.duration_minutes, session.notes = (
-        title, starts_at, duration_minutes, notes)
+        title,
+        starts_at,
+        duration_minutes,
+        notes,
+    )
     if changed:
         session.sequence += 1
     session.full_clean()
@@ -72,10 +86,12 @@ def cancel_session(session: GameSession, by, reason: str = "") -> GameSession:
     session.save(update_fields=["status", "cancel_reason", "sequence", "updated_at"])
     session.reminders.pending().filter(kind=Reminder.Kind.REMINDER).delete()
     members = session.campaign.memberships.exclude(user=by).values_list("user_id", flat=True)
-    Reminder.objects.bulk_create([
-        Reminder(session=session, user_id=user_id, kind=Reminder.Kind.CANCELLATION, send_at=now)
-        for user_id in members
-    ])
+    Reminder.objects.bulk_create(
+        [
+            Reminder(session=session, user_id=user_id, kind=Reminder.Kind.CANCELLATION, send_at=now)
+            for user_id in members
+        ]
+    )
     return session
 
 
@@ -114,6 +130,7 @@ def set_reminders_opt_out(membership: Membership, opt_out: bool) -> Membership:
 
 # Reminder schedule ------------------------------------------------------------------------------------------
 
+
 def sync_reminders(session: GameSession, now=None) -> None:
     """Make the session's pending reminders match its start, the campaign's offsets and its members.
 
@@ -142,13 +159,17 @@ def sync_reminders(session: GameSession, now=None) -> None:
             continue
         elif target > now:
             Reminder.objects.filter(pk=reminder.pk).update(
-                send_at=target, claimed_at=None, claim_token=None, attempts=0, last_error="", retry_at=None)
+                send_at=target, claimed_at=None, claim_token=None, attempts=0, last_error="", retry_at=None
+            )
         else:
             reminder.delete()
-    Reminder.objects.bulk_create([
-        Reminder(session=session, user_id=user_id, offset_minutes=minutes, send_at=send_at)
-        for (user_id, minutes), send_at in wanted.items() if send_at > now
-    ])
+    Reminder.objects.bulk_create(
+        [
+            Reminder(session=session, user_id=user_id, offset_minutes=minutes, send_at=send_at)
+            for (user_id, minutes), send_at in wanted.items()
+            if send_at > now
+        ]
+    )
 
 
 def sync_campaign_reminders(campaign: Campaign) -> None:
@@ -168,9 +189,11 @@ def forget_member_reminders(campaign: Campaign, user) -> int:
 
 # Notifications and calendar ---------------------------------------------------------------------------------
 
+
 def mark_read(user, notification_ids) -> int:
     return Notification.objects.filter(user=user, pk__in=list(notification_ids), read_at__isnull=True).update(
-        read_at=timezone.now())
+        read_at=timezone.now()
+    )
 
 
 def calendar_feed_for(user) -> CalendarFeed:

@@ -33,8 +33,11 @@ from ships.selectors import ships_for
 def _safe_next(request, fallback="home"):
     target = request.POST.get("next") or request.GET.get("next")
     # A path on this site only: redirect() would take a bare word such as "home" for a view name (and fail).
-    if target and target.startswith("/") and url_has_allowed_host_and_scheme(
-            target, {request.get_host()}, require_https=request.is_secure()):
+    if (
+        target
+        and target.startswith("/")
+        and url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure())
+    ):
         return target
     return reverse(fallback)
 
@@ -54,8 +57,12 @@ def signup(request):
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(_safe_next(request))
-    return render(request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "registration/signup.html",
+        {"form": form, "next": request.GET.get("next", "")},
+        status=400 if form.errors else 200,
+    )
 
 
 class BadRequestOnErrors:
@@ -103,8 +110,12 @@ def profile(request):
         return redirect("profile")
     feed = sessions.calendar_feed_for(request.user)
     calendar_url = request.build_absolute_uri(reverse("calendar_feed", args=[feed.token]))
-    return render(request, "registration/profile.html", {"form": form, "calendar_url": calendar_url},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "registration/profile.html",
+        {"form": form, "calendar_url": calendar_url},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
@@ -113,8 +124,9 @@ def campaign_create(request):
     if request.method == "POST" and form.is_valid():
         campaign = services.create_campaign(request.user, **form.cleaned_data)
         return redirect(campaign)
-    return render(request, "campaigns/campaign_form.html", {"form": form, "creating": True},
-                  status=400 if form.errors else 200)
+    return render(
+        request, "campaigns/campaign_form.html", {"form": form, "creating": True}, status=400 if form.errors else 200
+    )
 
 
 @login_required
@@ -135,7 +147,8 @@ def campaign_detail(request, campaign_id):
     }
     if context["next_session"]:
         context["next_session_board"] = selectors.rsvp_board(
-            context["next_session"], selectors.campaign_members(campaign), request.user)
+            context["next_session"], selectors.campaign_members(campaign), request.user
+        )
     if membership.is_gm:
         invite = selectors.usable_invite(campaign)
         members = list(campaign.memberships.select_related("user"))
@@ -165,8 +178,12 @@ def campaign_edit(request, campaign_id):
             sessions.sync_campaign_reminders(membership.campaign)
         messages.success(request, "Campaign saved.")
         return redirect(membership.campaign)
-    return render(request, "campaigns/campaign_form.html", {"form": form, "campaign": membership.campaign},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "campaigns/campaign_form.html",
+        {"form": form, "campaign": membership.campaign},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
@@ -185,11 +202,15 @@ def gm_notes(request, campaign_id):
         else:
             editing = True
     if not request.htmx:
-        return render(request, "campaigns/gm_notes_page.html",
-                      {"campaign": campaign, "notes_form": form, "editing": True, "membership": membership},
-                      status=400 if form.errors else 200)
+        return render(
+            request,
+            "campaigns/gm_notes_page.html",
+            {"campaign": campaign, "notes_form": form, "editing": True, "membership": membership},
+            status=400 if form.errors else 200,
+        )
     return render(
-        request, "campaigns/campaign_detail.html#gm-notes",
+        request,
+        "campaigns/campaign_detail.html#gm-notes",
         {"campaign": campaign, "notes_form": form, "editing": editing, "membership": membership},
         status=400 if form.errors else 200,
     )

@@ -38,8 +38,12 @@ def fragment_message(html: str, version: int, own: dict[str, str] | None = None)
 
     Plain `str`, not the SafeString templates return: the in-memory channel layer deep-copies every message
     for every socket, and a str subclass is copied character by character where a str is shared."""
-    return {"type": "table.fragment", "html": str(html), "own": {k: str(v) for k, v in (own or {}).items()},
-            "version": version}
+    return {
+        "type": "table.fragment",
+        "html": str(html),
+        "own": {k: str(v) for k, v in (own or {}).items()},
+        "version": version,
+    }
 
 
 def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None, players: bool = True) -> None:
@@ -56,8 +60,11 @@ def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None,
         layer = get_channel_layer()
         if players:
             owners = sorted({f.owner for f in render.state.pcs() if f.owner})
-            message = fragment_message(render.for_players(), encounter.players_version,
-                                       {str(user_id): render.me(user_id) for user_id in owners})
+            message = fragment_message(
+                render.for_players(),
+                encounter.players_version,
+                {str(user_id): render.me(user_id) for user_id in owners},
+            )
     except Exception:
         log.exception("could not render fragments for encounter %s (the players' table)", encounter_id)
         return

@@ -13,8 +13,15 @@ LEFT, RIGHT, TOP, BOTTOM = 34, 8, 12, 28
 _ids = itertools.count(1)
 
 
-def bar_chart(title: str, desc: str, labels: list[str], values: list[float], expected: list[float] | None = None,
-              y_max: float | None = None, percent: bool = False) -> SafeString:
+def bar_chart(
+    title: str,
+    desc: str,
+    labels: list[str],
+    values: list[float],
+    expected: list[float] | None = None,
+    y_max: float | None = None,
+    percent: bool = False,
+) -> SafeString:
     """Bars for `values`, with an optional expected value per bar drawn as a marker line."""
     n = max(1, len(values))
     top = y_max or max([*values, *(expected or []), 1])
@@ -33,22 +40,30 @@ def bar_chart(title: str, desc: str, labels: list[str], values: list[float], exp
     for frac in (0.5, 1.0):
         y = TOP + plot_h * (1 - frac)
         label = f"{round(top * frac * 100)}%" if percent else _num(top * frac)
-        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" class="grid"/>'
-                     f'<text x="{LEFT - 4}" y="{y + 4:.1f}" class="tick" text-anchor="end">{label}</text>')
+        parts.append(
+            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{WIDTH - RIGHT}" y2="{y:.1f}" class="grid"/>'
+            f'<text x="{LEFT - 4}" y="{y + 4:.1f}" class="tick" text-anchor="end">{label}</text>'
+        )
     for i, (label, value) in enumerate(zip(labels, values, strict=True)):
         x = LEFT + slot * i + (slot - bar_w) / 2
         h = plot_h * (value / top) if top else 0
         shown = f"{round(value * 100)}%" if percent else _num(value)
-        parts.append(f'<rect x="{x:.1f}" y="{TOP + plot_h - h:.1f}" width="{bar_w:.1f}" height="{h:.1f}" class="bar">'
-                     f'<title>{escape(label)}: {shown}</title></rect>')
+        parts.append(
+            f'<rect x="{x:.1f}" y="{TOP + plot_h - h:.1f}" width="{bar_w:.1f}" height="{h:.1f}" class="bar">'
+            f"<title>{escape(label)}: {shown}</title></rect>"
+        )
         if expected is not None:
             ey = TOP + plot_h * (1 - expected[i] / top) if top else TOP + plot_h
             exp_shown = f"{round(expected[i] * 100)}%" if percent else _num(expected[i])
-            parts.append(f'<line x1="{x - 2:.1f}" y1="{ey:.1f}" x2="{x + bar_w + 2:.1f}" y2="{ey:.1f}" class="expected">'
-                         f'<title>expected {exp_shown}</title></line>')
+            parts.append(
+                f'<line x1="{x - 2:.1f}" y1="{ey:.1f}" x2="{x + bar_w + 2:.1f}" y2="{ey:.1f}" class="expected">'
+                f"<title>expected {exp_shown}</title></line>"
+            )
         if n <= 20 or i % max(1, n // 10) == 0:
-            parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{HEIGHT - 10}" class="tick" text-anchor="middle">'
-                         f'{escape(label)}</text>')
+            parts.append(
+                f'<text x="{x + bar_w / 2:.1f}" y="{HEIGHT - 10}" class="tick" text-anchor="middle">'
+                f"{escape(label)}</text>"
+            )
     parts.append("</svg>")
     return mark_safe("".join(parts))
 
@@ -64,10 +79,16 @@ def dice_faces(faces: dict[int, Counter]) -> list[SafeString]:
         labels = [str(face) for face in range(1, sides + 1)]
         values = [counts.get(face, 0) for face in range(1, sides + 1)]
         expected = [total / sides] * sides
-        charts.append(bar_chart(
-            f"Faces rolled on d{sides}", f"{total} d{sides} faces rolled; a fair die shows each face "
-            f"{_num(total / sides)} times on average. Bars are the counts, lines the expectation.",
-            labels, values, expected))
+        charts.append(
+            bar_chart(
+                f"Faces rolled on d{sides}",
+                f"{total} d{sides} faces rolled; a fair die shows each face "
+                f"{_num(total / sides)} times on average. Bars are the counts, lines the expectation.",
+                labels,
+                values,
+                expected,
+            )
+        )
     return charts
 
 
@@ -75,9 +96,14 @@ def damage_per_round(damage: dict[int, int]) -> SafeString | None:
     if not damage:
         return None
     rounds = list(range(1, max(damage) + 1))
-    return bar_chart("Damage per round", "Health Levels lost by everyone, round by round: "
-                     + ", ".join(f"round {r}: {damage.get(r, 0)}" for r in rounds) + ".",
-                     [str(r) for r in rounds], [damage.get(r, 0) for r in rounds])
+    return bar_chart(
+        "Damage per round",
+        "Health Levels lost by everyone, round by round: "
+        + ", ".join(f"round {r}: {damage.get(r, 0)}" for r in rounds)
+        + ".",
+        [str(r) for r in rounds],
+        [damage.get(r, 0) for r in rounds],
+    )
 
 
 def success_by_complexity(by_complexity: dict[int, tuple[int, int, float]]) -> SafeString | None:
@@ -88,7 +114,16 @@ def success_by_complexity(by_complexity: dict[int, tuple[int, int, float]]) -> S
         labels.append(f"{c} dice")
         rates.append(ok / n)
         expected.append(exp / n)
-    desc = "; ".join(f"complexity {c}: {ok} of {n} succeeded, exact chance {round(100 * exp / n)}%"
-                     for c, (n, ok, exp) in by_complexity.items())
-    return bar_chart("Success rate by complexity", desc + ". Bars are what happened, lines the exact probability.",
-                     labels, rates, expected, y_max=1.0, percent=True)
+    desc = "; ".join(
+        f"complexity {c}: {ok} of {n} succeeded, exact chance {round(100 * exp / n)}%"
+        for c, (n, ok, exp) in by_complexity.items()
+    )
+    return bar_chart(
+        "Success rate by complexity",
+        desc + ". Bars are what happened, lines the exact probability.",
+        labels,
+        rates,
+        expected,
+        y_max=1.0,
+        percent=True,
+    )

@@ -155,8 +155,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         membership = Membership.objects.filter(campaign_id=self.campaign_id, user=self.scope["user"]).first()
         if membership is None:
             return None
-        status = (Encounter.objects.filter(pk=self.encounter_id, campaign_id=self.campaign_id)
-                  .values_list("status", flat=True).first())
+        status = (
+            Encounter.objects.filter(pk=self.encounter_id, campaign_id=self.campaign_id)
+            .values_list("status", flat=True)
+            .first()
+        )
         if status is None or (status == Encounter.Status.DRAFT and not membership.is_gm):
             return None
         return membership
@@ -165,8 +168,11 @@ class TableConsumer(AsyncWebsocketConsumer):
     def _snapshot(self) -> str | None:
         """The table for the audience this socket is in, read now. None if the membership changed since it was
         last read (that change's order is queued behind, and follows) or the encounter is gone."""
-        encounter = (Encounter.objects.select_related("campaign")
-                     .filter(pk=self.encounter_id, campaign_id=self.campaign_id).first())
+        encounter = (
+            Encounter.objects.select_related("campaign")
+            .filter(pk=self.encounter_id, campaign_id=self.campaign_id)
+            .first()
+        )
         membership = Membership.objects.filter(campaign_id=self.campaign_id, user=self.scope["user"]).first()
         if encounter is None or membership is None or membership.is_gm != self.is_gm:
             return None

@@ -67,8 +67,11 @@ def rows(encounter: Encounter, gm_view: bool) -> Iterator[Row]:
         undone.update(payload["data"]["seqs"])
     state = load_initial(encounter)
     numbers: dict[int, int] = {}  # the log's seq -> the number this reader knows the entry by
-    query = (EncounterEvent.objects.filter(encounter=encounter).order_by("seq")
-             .values_list("seq", "batch", "kind", "audience", "actor__username", "created_at", "payload"))
+    query = (
+        EncounterEvent.objects.filter(encounter=encounter)
+        .order_by("seq")
+        .values_list("seq", "batch", "kind", "audience", "actor__username", "created_at", "payload")
+    )
     for seq, batch, kind, audience, actor, created_at, payload in query.iterator(chunk_size=CHUNK):
         event = engine.CODEC.event_from_json(payload)
         text = sentence(engine.describe, state, event, show_all)  # "" for what a player does not see
@@ -76,8 +79,20 @@ def rows(encounter: Encounter, gm_view: bool) -> Iterator[Row]:
             numbers[seq] = seq if show_all else len(numbers) + 1
             if not show_all and isinstance(event, Undone):  # the entries it took back, by the player's numbers
                 payload = {"kind": kind, "data": {"seqs": [numbers[n] for n in event.seqs if n in numbers]}}
-            yield Row(numbers[seq], numbers.get(batch, numbers[seq]), kind, audience, actor or "",
-                      created_at.isoformat(), payload, text, state.round, state.phase, seq in undone, _dice(payload))
+            yield Row(
+                numbers[seq],
+                numbers.get(batch, numbers[seq]),
+                kind,
+                audience,
+                actor or "",
+                created_at.isoformat(),
+                payload,
+                text,
+                state.round,
+                state.phase,
+                seq in undone,
+                _dice(payload),
+            )
         if not is_marker(event) and seq not in undone:
             state = engine.evolve(state, event)
 
@@ -96,12 +111,22 @@ def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     # An imported encounter's combatants are not flagged hidden: the replayed state says who the party never saw.
     unseen_keys = set() if gm_view else unseen(load_initial(encounter))
     head = {
-        "schema": SCHEMA, "version": VERSION, "exported_at": timezone.now().isoformat(), "complete": complete,
-        "encounter": {"name": encounter.name, "model": encounter.model, "status": encounter.status,
-                      "settings": encounter.settings, "campaign": encounter.campaign.name},
-        "combatants": [{"key": c.key, "name": c.name, "side": c.side}
-                       for c in encounter.combatants.order_by("pk")
-                       if gm_view or c.side == "pc" or not (c.hidden or c.key in unseen_keys)],
+        "schema": SCHEMA,
+        "version": VERSION,
+        "exported_at": timezone.now().isoformat(),
+        "complete": complete,
+        "encounter": {
+            "name": encounter.name,
+            "model": encounter.model,
+            "status": encounter.status,
+            "settings": encounter.settings,
+            "campaign": encounter.campaign.name,
+        },
+        "combatants": [
+            {"key": c.key, "name": c.name, "side": c.side}
+            for c in encounter.combatants.order_by("pk")
+            if gm_view or c.side == "pc" or not (c.hidden or c.key in unseen_keys)
+        ],
     }
     if complete:
         head["initial"] = encounter.initial
@@ -111,10 +136,22 @@ def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     for row in rows(encounter, gm_view):
         if count:
             out.write(",")
-        out.write(json.dumps({"seq": row.seq, "batch": row.batch, "kind": row.kind, "audience": row.audience,
-                              "actor": row.actor, "created_at": row.created_at,
-                              "data": row.payload["data"] if (gm_view or row.kind == "undone") else None,
-                              "text": row.text, "undone": row.undone}, ensure_ascii=False))
+        out.write(
+            json.dumps(
+                {
+                    "seq": row.seq,
+                    "batch": row.batch,
+                    "kind": row.kind,
+                    "audience": row.audience,
+                    "actor": row.actor,
+                    "created_at": row.created_at,
+                    "data": row.payload["data"] if (gm_view or row.kind == "undone") else None,
+                    "text": row.text,
+                    "undone": row.undone,
+                },
+                ensure_ascii=False,
+            )
+        )
         count += 1
     out.write("]")
     if complete:
@@ -140,8 +177,22 @@ def write_csv(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     writer.writerow(["seq", "time", "round", "phase", "kind", "by", "event", "dice", "undone"])
     count = 0
     for row in rows(encounter, gm_view):
-        writer.writerow([_cell(value) for value in (row.seq, row.created_at, row.round, row.phase, row.kind,
-                                                    row.actor, row.text, row.dice, "yes" if row.undone else "")])
+        writer.writerow(
+            [
+                _cell(value)
+                for value in (
+                    row.seq,
+                    row.created_at,
+                    row.round,
+                    row.phase,
+                    row.kind,
+                    row.actor,
+                    row.text,
+                    row.dice,
+                    "yes" if row.undone else "",
+                )
+            ]
+        )
         count += 1
     return count
 
@@ -198,6 +249,7 @@ WRITERS = {"json": write_json, "csv": write_csv, "md": write_markdown, "html": w
 
 # --- import -------------------------------------------------------------------------------------------------
 
+
 class ExportImportError(ValueError):
     """The file cannot be imported; the message says why in a sentence."""
 
@@ -239,8 +291,9 @@ def _depth(value, limit: int) -> int:
 def read_export(upload) -> dict:
     """The JSON in an uploaded file, read within the bounds above; ExportImportError says what is wrong with it."""
     if upload.size > MAX_IMPORT_BYTES:
-        raise ExportImportError(f"That file is larger than {MAX_IMPORT_BYTES // 2**20} MB; Fray exports are far "
-                                "smaller.")
+        raise ExportImportError(
+            f"That file is larger than {MAX_IMPORT_BYTES // 2**20} MB; Fray exports are far smaller."
+        )
     raw = upload.read()
     if raw.count(b",") + raw.count(b"[") + raw.count(b"{") > MAX_IMPORT_VALUES:
         raise ExportImportError("That file holds far more data than any Fray export does.")
@@ -286,12 +339,18 @@ def _check_storable(data: dict) -> None:
         return model._meta.get_field(name).max_length
 
     meta, combatants, events = data.get("encounter"), data.get("combatants"), data.get("events")
-    if not (isinstance(meta, dict) and isinstance(combatants, list) and isinstance(events, list)
-            and isinstance(data.get("initial"), dict) and isinstance(meta.get("settings"), dict)):
+    if not (
+        isinstance(meta, dict)
+        and isinstance(combatants, list)
+        and isinstance(events, list)
+        and isinstance(data.get("initial"), dict)
+        and isinstance(meta.get("settings"), dict)
+    ):
         raise missing
     if len(events) > MAX_IMPORT_EVENTS:
-        raise ExportImportError(f"That export holds {len(events):,} log entries; Fray imports at most "
-                                f"{MAX_IMPORT_EVENTS:,}.")
+        raise ExportImportError(
+            f"That export holds {len(events):,} log entries; Fray imports at most {MAX_IMPORT_EVENTS:,}."
+        )
     for piece in _strings(data):
         if "\x00" in piece:
             raise ExportImportError("This export contains characters Fray cannot store.")
@@ -302,14 +361,23 @@ def _check_storable(data: dict) -> None:
     if not text(meta.get("name"), limit(Encounter, "name")):
         raise missing
     for c in combatants:
-        if not (isinstance(c, dict) and text(c.get("key"), limit(Combatant, "key"))
-                and text(c.get("name"), limit(Combatant, "name")) and c.get("side") in Combatant.Side.values):
+        if not (
+            isinstance(c, dict)
+            and text(c.get("key"), limit(Combatant, "key"))
+            and text(c.get("name"), limit(Combatant, "name"))
+            and c.get("side") in Combatant.Side.values
+        ):
             raise missing
     seqs = set()
     for e in events:
-        if not (isinstance(e, dict) and number(e.get("seq")) and number(e.get("batch"))
-                and text(e.get("kind"), limit(EncounterEvent, "kind")) and e.get("audience") in ("public", "gm")
-                and isinstance(e.get("data"), dict)):
+        if not (
+            isinstance(e, dict)
+            and number(e.get("seq"))
+            and number(e.get("batch"))
+            and text(e.get("kind"), limit(EncounterEvent, "kind"))
+            and e.get("audience") in ("public", "gm")
+            and isinstance(e.get("data"), dict)
+        ):
             raise missing
         if e["seq"] in seqs:
             raise ExportImportError("The imported log numbers two events the same.")

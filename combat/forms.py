@@ -19,8 +19,9 @@ class _IdChoices(forms.ModelMultipleChoiceField):
             except ValueError:
                 continue  # not a number: Django's own check refuses it
             if too_large:
-                raise forms.ValidationError(self.error_messages["invalid_pk_value"], code="invalid_pk_value",
-                                            params={"pk": pk})
+                raise forms.ValidationError(
+                    self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": pk}
+                )
         return super()._check_values(value)
 
 
@@ -29,10 +30,13 @@ class EncounterForm(forms.Form):
 
     name = forms.CharField(max_length=120)
     model = forms.ChoiceField(label="Combat model", choices=registry.choices)  # read per form: registered models
-    session = forms.ModelChoiceField(queryset=GameSession.objects.none(), required=False, label="Game session",
-                                     help_text="The evening this fight belongs to, for the archive.")
-    pcs = _IdChoices(label="Player characters", queryset=Character.objects.none(),
-                     widget=forms.CheckboxSelectMultiple)
+    session = forms.ModelChoiceField(
+        queryset=GameSession.objects.none(),
+        required=False,
+        label="Game session",
+        help_text="The evening this fight belongs to, for the archive.",
+    )
+    pcs = _IdChoices(label="Player characters", queryset=Character.objects.none(), widget=forms.CheckboxSelectMultiple)
 
     def __init__(self, *args, campaign, **kwargs):
         super().__init__(*args, **kwargs)
@@ -53,23 +57,35 @@ class EncounterForm(forms.Form):
         self.npcs = list(Character.objects.filter(campaign=campaign, kind=Character.Kind.NPC, system=chosen))
         for npc in self.npcs:
             self.fields[f"npc_{npc.pk}"] = forms.IntegerField(
-                label=npc.name, min_value=0, max_value=50, required=False,
+                label=npc.name,
+                min_value=0,
+                max_value=50,
+                required=False,
                 initial=npc.quantity if npc.is_template else 0,
-                error_messages={"min_value": "Choose 0 to 50.", "max_value": "Choose 0 to 50.",
-                                "invalid": "Enter how many, as a number."},
+                error_messages={
+                    "min_value": "Choose 0 to 50.",
+                    "max_value": "Choose 0 to 50.",
+                    "invalid": "Enter how many, as a number.",
+                },
                 widget=forms.NumberInput(attrs={"inputmode": "numeric", "min": 0, "max": 50}),
             )
         hideable = [(c.pk, c.name) for c in [*pcs, *self.npcs]]
         self.fields["hidden"] = forms.TypedMultipleChoiceField(
-            label="Unseen at the start (the other side is not aware of them)", choices=hideable, coerce=int,
-            required=False, widget=forms.CheckboxSelectMultiple,
+            label="Unseen at the start (the other side is not aware of them)",
+            choices=hideable,
+            coerce=int,
+            required=False,
+            widget=forms.CheckboxSelectMultiple,
         )
         for setting in self.model_spec.settings:
             name = f"setting_{setting.key}"
             if setting.choices:
-                self.fields[name] = forms.ChoiceField(label=setting.label,
-                                                      choices=[(str(v), label) for v, label in setting.choices],
-                                                      initial=str(setting.default), help_text=setting.help)
+                self.fields[name] = forms.ChoiceField(
+                    label=setting.label,
+                    choices=[(str(v), label) for v, label in setting.choices],
+                    initial=str(setting.default),
+                    help_text=setting.help,
+                )
             elif isinstance(setting.default, bool):
                 self.fields[name] = forms.BooleanField(label=setting.label, required=False, initial=setting.default)
         self.table = tables.get(chosen)
@@ -89,11 +105,13 @@ class EncounterForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        cleaned["enemies"] = [(npc, cleaned.get(f"npc_{npc.pk}") or 0) for npc in self.npcs
-                              if (cleaned.get(f"npc_{npc.pk}") or 0) > 0]
+        cleaned["enemies"] = [
+            (npc, cleaned.get(f"npc_{npc.pk}") or 0) for npc in self.npcs if (cleaned.get(f"npc_{npc.pk}") or 0) > 0
+        ]
         if not cleaned["enemies"] and self.table.ENEMIES_REQUIRED:
             raise forms.ValidationError("Add at least one enemy.")
-        cleaned["settings"] = {s.key: cleaned.get(f"setting_{s.key}") for s in self.model_spec.settings
-                               if f"setting_{s.key}" in cleaned}
+        cleaned["settings"] = {
+            s.key: cleaned.get(f"setting_{s.key}") for s in self.model_spec.settings if f"setting_{s.key}" in cleaned
+        }
         cleaned["setup"] = self.table.clean_form(self, cleaned)
         return cleaned

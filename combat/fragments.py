@@ -37,8 +37,9 @@ class Renderer:
 
     def view(self, gm: bool) -> dict:
         if gm not in self._views:
-            self._views[gm] = selectors.public_view(self.encounter, self.state, gm, tail=lambda: self._tail,
-                                                    replayed=self._replayed)
+            self._views[gm] = selectors.public_view(
+                self.encounter, self.state, gm, tail=lambda: self._tail, replayed=self._replayed
+            )
         return self._views[gm]
 
     def _render(self, part: str, audience, context) -> str:
@@ -53,8 +54,7 @@ class Renderer:
         return self._render("gm", True, lambda: self.view(True))
 
     def me(self, user_id: int) -> str:
-        return self._render("me", user_id,
-                            lambda: selectors.private_view(self.encounter, self.state, user_id))
+        return self._render("me", user_id, lambda: selectors.private_view(self.encounter, self.state, user_id))
 
     def for_gm(self) -> str:
         return self.table(True) + self.gm()

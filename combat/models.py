@@ -28,11 +28,18 @@ class Encounter(models.Model):
     model = models.CharField("combat model", max_length=20, validators=[validate_combat_model])
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.DRAFT)
     settings = models.JSONField(default=dict, blank=True)
-    setup = models.JSONField(default=dict, blank=True,
-                             help_text="What the model's encounter builder chose beyond combatants and settings.")
+    setup = models.JSONField(
+        default=dict, blank=True, help_text="What the model's encounter builder chose beyond combatants and settings."
+    )
     ship = models.ForeignKey("ships.Ship", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    session = models.ForeignKey("campaigns.GameSession", null=True, blank=True, on_delete=models.SET_NULL,
-                                related_name="encounters", help_text="The game session it was played in.")
+    session = models.ForeignKey(
+        "campaigns.GameSession",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="encounters",
+        help_text="The game session it was played in.",
+    )
     initial = models.JSONField(default=dict, blank=True, help_text="The state the log replays from.")
     state = models.JSONField(default=dict, blank=True, help_text="Snapshot after the last event.")
     version = models.PositiveIntegerField(default=0, help_text="Sequence number of the last event.")
@@ -96,10 +103,12 @@ class Combatant(models.Model):
     key = models.CharField(max_length=40, help_text="The combatant's id inside the rules state.")
     name = models.CharField(max_length=90)
     side = models.CharField(max_length=5, choices=Side.choices)
-    character = models.ForeignKey("campaigns.Character", null=True, blank=True, on_delete=models.SET_NULL,
-                                  related_name="combatants")
-    owner = models.ForeignKey(django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                              related_name="+")
+    character = models.ForeignKey(
+        "campaigns.Character", null=True, blank=True, on_delete=models.SET_NULL, related_name="combatants"
+    )
+    owner = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     hidden = models.BooleanField(default=False, help_text="The other side is not aware of this combatant.")
 
     class Meta:

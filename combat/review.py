@@ -89,6 +89,7 @@ def unseen(state) -> set[str]:
 def _subjects_for(table: tables.Table, show_all: bool) -> Callable[[object], list[tuple[str, str, str]]]:
     """state -> [(key, name, side)] as this viewer may see them: the table's `subjects`, and for players never an
     unseen enemy, whatever the table returns."""
+
     def subjects(state) -> list[tuple[str, str, str]]:
         rows = table.subjects(state, gm=show_all)
         if show_all:
@@ -118,8 +119,19 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
     for item in log:
         event = item.event
         if is_marker(event):
-            entries.append(Entry(item.seq, event.kind, MARKER_SENTENCES[event.kind], state.round, state.phase,
-                                 state.turn, "", False, False))
+            entries.append(
+                Entry(
+                    item.seq,
+                    event.kind,
+                    MARKER_SENTENCES[event.kind],
+                    state.round,
+                    state.phase,
+                    state.turn,
+                    "",
+                    False,
+                    False,
+                )
+            )
             continue
         counted = item.seq in live
         try:
@@ -130,18 +142,31 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
         gm_only = event.audience == "gm"
         shown = text is not None and (show_all or not gm_only)
         if shown:
-            entries.append(Entry(item.seq, event.kind, text, f.round if f else state.round,
-                                 f.phase if f else state.phase, f.turn if f else state.turn,
-                                 f.actor if f else "", not counted, gm_only,
-                                 [(r.sides, r.faces) for r in f.rolls] if f else []))
+            entries.append(
+                Entry(
+                    item.seq,
+                    event.kind,
+                    text,
+                    f.round if f else state.round,
+                    f.phase if f else state.phase,
+                    f.turn if f else state.turn,
+                    f.actor if f else "",
+                    not counted,
+                    gm_only,
+                    [(r.sides, r.faces) for r in f.rolls] if f else [],
+                )
+            )
         if counted and f is not None and shown:  # the charts add up only what this viewer can read
             _count(f, summaries, faces, damage_by_round, complexity)
         if counted:
             state = engine.evolve(state, event)
     by_complexity = {c: (int(n), int(ok), exp) for c, (n, ok, exp) in sorted(complexity.items())}
     return Review(
-        entries=entries, summaries=list(summaries.values()), faces=dict(faces),
-        damage_by_round=dict(sorted(damage_by_round.items())), by_complexity=by_complexity,
+        entries=entries,
+        summaries=list(summaries.values()),
+        faces=dict(faces),
+        damage_by_round=dict(sorted(damage_by_round.items())),
+        by_complexity=by_complexity,
         model_figures=figures,
         fighters={key: name for key, name, _ in subjects(state)},
         kinds=sorted({e.kind for e in entries}),
@@ -184,12 +209,16 @@ def _count(f, summaries, faces, damage_by_round, complexity) -> None:
 
 
 def filtered(review: Review, fighter: str = "", kind: str = "") -> list[Entry]:
-    return [e for e in review.entries
-            if (not fighter or e.actor == fighter or e.turn == fighter) and (not kind or e.kind == kind)]
+    return [
+        e
+        for e in review.entries
+        if (not fighter or e.actor == fighter or e.turn == fighter) and (not kind or e.kind == kind)
+    ]
 
 
-def grouped(entries: list[Entry], names: dict[str, str], table: tables.Table
-            ) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
+def grouped(
+    entries: list[Entry], names: dict[str, str], table: tables.Table
+) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
     """[(round title, [(phase or turn title, entries)])] in log order, headed as the model's table says."""
     rounds: dict[int, dict[str, list[Entry]]] = {}
     for e in entries:

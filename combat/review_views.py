@@ -26,9 +26,13 @@ def encounter_log(request, campaign_id, encounter_id):
     fighter = fighter if fighter in data.fighters else ""
     kind = kind if kind in data.kinds else ""
     context = {
-        "membership": membership, "campaign": membership.campaign, "encounter": encounter, "review": data,
+        "membership": membership,
+        "campaign": membership.campaign,
+        "encounter": encounter,
+        "review": data,
         "timeline": review.grouped(review.filtered(data, fighter, kind), data.fighters, data.table),
-        "fighter": fighter, "kind": kind,
+        "fighter": fighter,
+        "kind": kind,
         "fighters": sorted(data.fighters.items(), key=lambda kv: kv[1]),
         "kinds": [(k, k.replace("_", " ")) for k in data.kinds],
         "face_charts": charts.dice_faces(data.faces),
@@ -55,12 +59,17 @@ def encounter_log_reveal(request, campaign_id, encounter_id):
     except RuleError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, "Players now see the whole log." if encounter.log_revealed
-                         else "GM-only entries are hidden from players again.")
+        messages.success(
+            request,
+            "Players now see the whole log."
+            if encounter.log_revealed
+            else "GM-only entries are hidden from players again.",
+        )
     return redirect("encounter_log", campaign_id, encounter_id)
 
 
 # --- exports --------------------------------------------------------------------------------------------------
+
 
 def _my_exports(encounter, user) -> list[ExportJob]:
     """The last five exports `user` asked for of `encounter`, those that stopped progressing marked failed."""
@@ -90,8 +99,12 @@ def export_start(request, campaign_id, encounter_id):
 def _job_or_404(request, campaign_id, job_id):
     """An export the user asked for, in a campaign they are still a member of: (membership, job)."""
     membership = membership_or_404(request.user, campaign_id)
-    job = get_object_or_404(ExportJob.objects.select_related("encounter"), pk=job_id,
-                            encounter__campaign=membership.campaign, requested_by=request.user)
+    job = get_object_or_404(
+        ExportJob.objects.select_related("encounter"),
+        pk=job_id,
+        encounter__campaign=membership.campaign,
+        requested_by=request.user,
+    )
     return membership, job
 
 
@@ -105,7 +118,7 @@ def export_status(request, campaign_id, job_id):
 @login_required
 @require_POST
 def export_retry(request, campaign_id, job_id):
-    """"Try again" on a failed export: a new attempt of the same job, made with what the member may see now. A late
+    """ "Try again" on a failed export: a new attempt of the same job, made with what the member may see now. A late
     delivery of the old attempt's task changes nothing (combat/tasks.py)."""
     membership, job = _job_or_404(request, campaign_id, job_id)
     retried = tasks.retry_export(job, gm_view=membership.is_gm)
@@ -122,8 +135,12 @@ def export_download(request, campaign_id, job_id):
     if job.status != job.Status.DONE or not job.file:
         raise Http404("This export is not ready.")
     content_types = {"json": "application/json", "csv": "text/csv", "md": "text/markdown", "html": "text/html"}
-    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.filename,
-                        content_type=f"{content_types[job.format]}; charset=utf-8")
+    return FileResponse(
+        job.file.open("rb"),
+        as_attachment=True,
+        filename=job.filename,
+        content_type=f"{content_types[job.format]}; charset=utf-8",
+    )
 
 
 @login_required
@@ -138,9 +155,16 @@ def encounter_import(request, campaign_id):
             raise ExportImportError("Choose a JSON export file to import.")
         encounter = import_encounter(membership.campaign, request.user, read_export(upload))
     except ExportImportError as exc:
-        return render(request, "combat/encounter_list.html", {
-            "membership": membership, "campaign": membership.campaign,
-            "encounters": selectors.encounters_for(membership), "import_error": str(exc),
-        }, status=400)
+        return render(
+            request,
+            "combat/encounter_list.html",
+            {
+                "membership": membership,
+                "campaign": membership.campaign,
+                "encounters": selectors.encounters_for(membership),
+                "import_error": str(exc),
+            },
+            status=400,
+        )
     messages.success(request, f"Imported “{encounter.name}”; it replays to the exported state.")
     return redirect("encounter_log", campaign_id, encounter.pk)

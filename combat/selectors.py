@@ -29,8 +29,14 @@ def shared_view(encounter: Encounter, gm: bool, log: tuple[LogEntry, ...] = ()) 
     """What every audience's view of the table carries (see viewmodels.Shared); a GM's also the campaign's and the
     NPCs' notes."""
     version = encounter.version if gm else encounter.players_version
-    common = {"encounter": encounter, "gm": gm, "ended": encounter.status == Encounter.Status.ENDED,
-              "version": version, "form_key": f"{encounter.pk}-{version}-{secrets.token_urlsafe(9)}", "log": log}
+    common = {
+        "encounter": encounter,
+        "gm": gm,
+        "ended": encounter.status == Encounter.Status.ENDED,
+        "version": version,
+        "form_key": f"{encounter.pk}-{version}-{secrets.token_urlsafe(9)}",
+        "log": log,
+    }
     if not gm:
         return Shared(**common)
     return GmShared(**common, campaign_notes=encounter.campaign.gm_notes, npc_notes=_npc_notes(encounter))
@@ -46,19 +52,27 @@ def public_view(encounter: Encounter, state, gm: bool, log=None, replayed=None, 
 
 def _npc_notes(encounter: Encounter) -> tuple[tuple[str, str], ...]:
     """GM notes of the NPC kinds in this encounter (GM view only)."""
-    rows = (Character.objects.filter(combatants__encounter=encounter, kind=Character.Kind.NPC)
-            .exclude(gm_notes="").distinct().values_list("name", "gm_notes"))
+    rows = (
+        Character.objects.filter(combatants__encounter=encounter, kind=Character.Kind.NPC)
+        .exclude(gm_notes="")
+        .distinct()
+        .values_list("name", "gm_notes")
+    )
     return tuple(rows)
 
 
 def private_view(encounter: Encounter, state, user_id: int) -> dict:
     """The template context of one player's own sheet and controls (the model table's typed private view)."""
-    return context(PrivateView(), shared_view(encounter, gm=False),
-                   tables.get(encounter.model).private_view(encounter, state, user_id))
+    return context(
+        PrivateView(),
+        shared_view(encounter, gm=False),
+        tables.get(encounter.model).private_view(encounter, state, user_id),
+    )
 
 
-def log_view(encounter: Encounter, gm: bool, limit: int | None = LOG_LIMIT, log=None, replayed=None,
-             start=None, tail=None) -> list[LogEntry]:
+def log_view(
+    encounter: Encounter, gm: bool, limit: int | None = LOG_LIMIT, log=None, replayed=None, start=None, tail=None
+) -> list[LogEntry]:
     """The log as sentences, newest first; undone entries are kept and marked; GM-only ones only for GMs.
 
     The newest `limit` entries this viewer may read, in the words stored with them (one query). Should one of
@@ -110,9 +124,13 @@ def _stored(encounter: Encounter, gm: bool, limit: int) -> list[LogEntry] | None
     rows = EncounterEvent.objects.filter(encounter_id=encounter.pk)
     if not gm:  # not the GM's alone, and not known (under the current wording) to say nothing to players
         rows = rows.exclude(audience="gm").exclude(wording=WORDING, players_text="")
-    rows = (rows.annotate(words=Case(When(wording=WORDING, then=F(words))),
-                          marker=Case(When(kind=Undone.kind, then=F("payload"))))
-            .order_by("-seq").values_list("seq", "kind", "audience", "words", "marker")[:limit])
+    rows = (
+        rows.annotate(
+            words=Case(When(wording=WORDING, then=F(words))), marker=Case(When(kind=Undone.kind, then=F("payload")))
+        )
+        .order_by("-seq")
+        .values_list("seq", "kind", "audience", "words", "marker")[:limit]
+    )
     if any(text is None for _, _, _, text, _ in rows):
         return None
     undone = {seq for _, kind, _, _, marker in rows if kind == Undone.kind for seq in marker["data"]["seqs"]}

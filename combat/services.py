@@ -57,26 +57,47 @@ class Result:
 
 # --- building and starting ------------------------------------------------------------------------------
 
+
 @transaction.atomic
-def create_encounter(campaign, user, *, name, model, pcs, enemies, ship=None, settings=None, hidden=(),
-                     session=None, setup=None) -> Encounter:
+def create_encounter(
+    campaign, user, *, name, model, pcs, enemies, ship=None, settings=None, hidden=(), session=None, setup=None
+) -> Encounter:
     """A draft encounter. `pcs`: PC characters; `enemies`: [(NPC character, quantity)]; `hidden`: character ids
     the other side is not aware of; `setup`: what the model's builder chose beyond that (see combat.tables)."""
     if model not in registry.MODELS:
         raise RuleError("Choose one of the combat models Fray plays.")
     spec = registry.get(model)
     encounter = Encounter.objects.create(
-        campaign=campaign, name=name, model=model, ship=ship, session=session, created_by=user,
-        settings=clean_settings(spec.settings, settings), setup=setup or {},
+        campaign=campaign,
+        name=name,
+        model=model,
+        ship=ship,
+        session=session,
+        created_by=user,
+        settings=clean_settings(spec.settings, settings),
+        setup=setup or {},
     )
     for pc in pcs:
-        Combatant.objects.create(encounter=encounter, key=f"pc{pc.pk}", name=pc.name, side=Combatant.Side.PC,
-                                 character=pc, owner=pc.owner, hidden=pc.pk in hidden)
+        Combatant.objects.create(
+            encounter=encounter,
+            key=f"pc{pc.pk}",
+            name=pc.name,
+            side=Combatant.Side.PC,
+            character=pc,
+            owner=pc.owner,
+            hidden=pc.pk in hidden,
+        )
     for npc, quantity in enemies:
         for n in range(1, quantity + 1):
             label = f"{npc.name} {n}" if quantity > 1 else npc.name
-            Combatant.objects.create(encounter=encounter, key=f"npc{npc.pk}-{n}", name=label,
-                                     side=Combatant.Side.ENEMY, character=npc, hidden=npc.pk in hidden)
+            Combatant.objects.create(
+                encounter=encounter,
+                key=f"npc{npc.pk}-{n}",
+                name=label,
+                side=Combatant.Side.ENEMY,
+                character=npc,
+                hidden=npc.pk in hidden,
+            )
     return encounter
 
 
@@ -107,6 +128,7 @@ def start_encounter(encounter: Encounter, user) -> Encounter:
 
 
 # --- playing ----------------------------------------------------------------------------------------------
+
 
 def _membership(encounter: Encounter, user, known: Membership | None = None) -> Membership:
     """The user's membership of the encounter's campaign; `known` (the caller's, just read) saves a query, and
@@ -155,8 +177,18 @@ def _seqs_of_key(encounter_id: int, key: str) -> list[int]:
     return list(events.filter(batch__in=batch).order_by("seq").values_list("seq", flat=True))
 
 
-def submit(encounter_id: int, user, name: str, data: dict, key: str, *, from_form: bool = False,
-           dice: Dice | None = None, membership: Membership | None = None, campaign_id: int | None = None) -> Result:
+def submit(
+    encounter_id: int,
+    user,
+    name: str,
+    data: dict,
+    key: str,
+    *,
+    from_form: bool = False,
+    dice: Dice | None = None,
+    membership: Membership | None = None,
+    campaign_id: int | None = None,
+) -> Result:
     """Run one command for `user`. Refusals come back as Result(ok=False, error=sentence); nothing changes.
 
     `key`: the sender's idempotency key; it is the user's own (two users' equal keys never meet), and a repeat is
@@ -227,9 +259,17 @@ def _append(encounter, engine, state, events, user, key) -> list[int]:
         seq = encounter.version + 1
         gm_text, players_text = wording(engine.describe, state, event)
         EncounterEvent.objects.create(
-            encounter=encounter, seq=seq, batch=first, kind=event.kind, payload=engine.CODEC.event_to_json(event),
-            audience=event.audience, actor=user, idempotency_key=key if i == 0 else f"{key}#{i}",
-            gm_text=gm_text, players_text=players_text, wording=WORDING,
+            encounter=encounter,
+            seq=seq,
+            batch=first,
+            kind=event.kind,
+            payload=engine.CODEC.event_to_json(event),
+            audience=event.audience,
+            actor=user,
+            idempotency_key=key if i == 0 else f"{key}#{i}",
+            gm_text=gm_text,
+            players_text=players_text,
+            wording=WORDING,
         )
         state = engine.evolve(state, event)
         encounter.version = seq
@@ -250,8 +290,11 @@ def _undo(encounter, user, key) -> Result:
     for _, _, payload, _, _ in rows:
         if payload["kind"] == Undone.kind:
             undone.update(payload["data"]["seqs"])
-    live = [(seq, batch, audience != "gm" and players_text != "") for seq, batch, payload, audience, players_text
-            in rows if payload["kind"] not in MARKER_SENTENCES and seq not in undone]
+    live = [
+        (seq, batch, audience != "gm" and players_text != "")
+        for seq, batch, payload, audience, players_text in rows
+        if payload["kind"] not in MARKER_SENTENCES and seq not in undone
+    ]
     if not live:
         raise RuleError("There is nothing to undo.")
     last_batch = live[-1][1]
@@ -269,9 +312,19 @@ def _append_marker(encounter, engine, marker, user, key) -> int:
     """Append a log marker (Undone, Ended): an event of the log itself, which no model's `evolve` sees."""
     seq = encounter.version + 1
     gm_text, players_text = wording(engine.describe, None, marker)
-    EncounterEvent.objects.create(encounter=encounter, seq=seq, batch=seq, kind=marker.kind,
-                                  payload=engine.CODEC.event_to_json(marker), audience=marker.audience, actor=user,
-                                  idempotency_key=key, gm_text=gm_text, players_text=players_text, wording=WORDING)
+    EncounterEvent.objects.create(
+        encounter=encounter,
+        seq=seq,
+        batch=seq,
+        kind=marker.kind,
+        payload=engine.CODEC.event_to_json(marker),
+        audience=marker.audience,
+        actor=user,
+        idempotency_key=key,
+        gm_text=gm_text,
+        players_text=players_text,
+        wording=WORDING,
+    )
     encounter.version = seq
     encounter.players_version += bool(players_text)
     return seq
@@ -303,20 +356,37 @@ def create_from_export(campaign, user, data: dict) -> Encounter | None:
     try:
         with transaction.atomic():
             encounter = Encounter.objects.create(
-                campaign=campaign, name=meta["name"], model=meta["model"], status=Encounter.Status.ENDED,
-                settings=meta["settings"], initial=data["initial"], state=data["initial"], created_by=user,
-                started_at=timezone.now(), ended_at=timezone.now(),
+                campaign=campaign,
+                name=meta["name"],
+                model=meta["model"],
+                status=Encounter.Status.ENDED,
+                settings=meta["settings"],
+                initial=data["initial"],
+                state=data["initial"],
+                created_by=user,
+                started_at=timezone.now(),
+                ended_at=timezone.now(),
             )
             engine = store.engine_for(encounter)
-            Combatant.objects.bulk_create(Combatant(encounter=encounter, key=c["key"], name=c["name"],
-                                                    side=c["side"]) for c in data["combatants"])
+            Combatant.objects.bulk_create(
+                Combatant(encounter=encounter, key=c["key"], name=c["name"], side=c["side"]) for c in data["combatants"]
+            )
             rows = []
             for e in data["events"]:
                 payload = {"kind": e["kind"], "data": e["data"]}
                 engine.CODEC.event_from_json(payload)  # refuses malformed events
-                rows.append(EncounterEvent(encounter=encounter, seq=e["seq"], batch=e["batch"], kind=e["kind"],
-                                           payload=payload, audience=e["audience"], actor=None,
-                                           idempotency_key=f"import-{e['seq']}"))
+                rows.append(
+                    EncounterEvent(
+                        encounter=encounter,
+                        seq=e["seq"],
+                        batch=e["batch"],
+                        kind=e["kind"],
+                        payload=payload,
+                        audience=e["audience"],
+                        actor=None,
+                        idempotency_key=f"import-{e['seq']}",
+                    )
+                )
             EncounterEvent.objects.bulk_create(rows, batch_size=1000)
             try:
                 state = replay(engine.evolve, store.load_initial(encounter), store.load_log(encounter))

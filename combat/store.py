@@ -27,8 +27,11 @@ def load_initial(encounter: Encounter):
 def load_log(encounter: Encounter, after: int = 0) -> list[Logged]:
     """The log in order; `after`: only the entries after that seq."""
     codec = engine_for(encounter).CODEC
-    rows = (EncounterEvent.objects.filter(encounter_id=encounter.pk, seq__gt=after).order_by("seq")
-            .values_list("seq", "payload"))
+    rows = (
+        EncounterEvent.objects.filter(encounter_id=encounter.pk, seq__gt=after)
+        .order_by("seq")
+        .values_list("seq", "payload")
+    )
     return [Logged(seq=seq, event=codec.event_from_json(payload)) for seq, payload in rows]
 
 
@@ -40,8 +43,12 @@ def load_log_tail(encounter: Encounter, keep: int) -> tuple[object | None, list[
     at least `keep` entries, else (None, the whole log): None stands for the initial state. A render replays
     only these."""
     if encounter.version >= CHECKPOINT_EVERY + keep:  # else no checkpoint can leave `keep` entries: no query
-        checkpoint = (LogCheckpoint.objects.filter(encounter_id=encounter.pk, seq__lte=encounter.version - keep)
-                      .order_by("-seq").values_list("seq", "state").first())
+        checkpoint = (
+            LogCheckpoint.objects.filter(encounter_id=encounter.pk, seq__lte=encounter.version - keep)
+            .order_by("-seq")
+            .values_list("seq", "state")
+            .first()
+        )
         if checkpoint is not None:
             seq, state = checkpoint
             return from_json(engine_for(encounter).State, state), load_log(encounter, after=seq)

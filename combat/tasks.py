@@ -58,13 +58,19 @@ def request_export(encounter, user, *, gm_view: bool, fmt: str) -> ExportJob:
 
 
 def retry_export(job: ExportJob, *, gm_view: bool) -> bool:
-    """"Try again" on a failed export: a new attempt of the same job, made with what the member may see now (a
+    """ "Try again" on a failed export: a new attempt of the same job, made with what the member may see now (a
     late delivery of the old attempt's task changes nothing). False if the job had not failed (a second tap)."""
     fail_stalled([job])
     with transaction.atomic():
         retried = ExportJob.objects.filter(pk=job.pk, attempt=job.attempt, status=Status.FAILED).update(
-            attempt=F("attempt") + 1, status=Status.QUEUED, error="", events=0, finished_at=None,
-            progressed_at=timezone.now(), gm_view=gm_view)
+            attempt=F("attempt") + 1,
+            status=Status.QUEUED,
+            error="",
+            events=0,
+            finished_at=None,
+            progressed_at=timezone.now(),
+            gm_view=gm_view,
+        )
         job.refresh_from_db()
         if retried:
             transaction.on_commit(lambda: enqueue(job))
@@ -81,7 +87,8 @@ def enqueue(job: ExportJob) -> None:
     except OperationalError:
         log.warning("could not queue export %s", job.pk, exc_info=True)
         ExportJob.objects.filter(pk=job.pk, attempt=job.attempt, status=Status.QUEUED).update(
-            status=Status.FAILED, error=UNREACHABLE, finished_at=timezone.now())
+            status=Status.FAILED, error=UNREACHABLE, finished_at=timezone.now()
+        )
 
 
 class Superseded(Exception):
@@ -143,11 +150,13 @@ def run_export(job_id: int, attempt: int = 1) -> str:
     except Exception:
         log.exception("export %s failed", job_id)
         ExportJob.objects.filter(pk=job_id, attempt=attempt, status=Status.RUNNING).update(
-            status=Status.FAILED, error=BROKEN, finished_at=timezone.now())
+            status=Status.FAILED, error=BROKEN, finished_at=timezone.now()
+        )
         return Status.FAILED
     now = timezone.now()
     kept = ExportJob.objects.filter(pk=job_id, attempt=attempt, status=Status.RUNNING).update(
-        file=job.file.name, events=count, status=Status.DONE, finished_at=now, progressed_at=now)
+        file=job.file.name, events=count, status=Status.DONE, finished_at=now, progressed_at=now
+    )
     if not kept:  # failed as stalled or tried again while writing: the file is nobody's
         job.file.delete(save=False)
         return "superseded"

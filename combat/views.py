@@ -27,10 +27,15 @@ def _encounter_or_404(membership, encounter_id) -> Encounter:
 @login_required
 def encounter_list(request, campaign_id):
     membership = membership_or_404(request.user, campaign_id)
-    return render(request, "combat/encounter_list.html", {
-        "membership": membership, "campaign": membership.campaign,
-        "encounters": selectors.encounters_for(membership),
-    })
+    return render(
+        request,
+        "combat/encounter_list.html",
+        {
+            "membership": membership,
+            "campaign": membership.campaign,
+            "encounters": selectors.encounters_for(membership),
+        },
+    )
 
 
 @login_required
@@ -38,15 +43,25 @@ def encounter_create(request, campaign_id):
     membership = gm_membership_or_404(request.user, campaign_id)
     campaign = membership.campaign
     # Changing the model select asks for the form again with ?model=… (htmx), unbound: no errors shown yet.
-    form = EncounterForm(request.POST or None, campaign=campaign,
-                         initial={"name": f"Encounter {campaign.encounters.count() + 1}",
-                                  "model": request.GET.get("model", "")})
+    form = EncounterForm(
+        request.POST or None,
+        campaign=campaign,
+        initial={"name": f"Encounter {campaign.encounters.count() + 1}", "model": request.GET.get("model", "")},
+    )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         encounter = services.create_encounter(
-            campaign, request.user, name=data["name"], model=data["model"], pcs=list(data["pcs"]),
-            enemies=data["enemies"], ship=data.get("ship"), settings=data["settings"], hidden=set(data["hidden"]),
-            session=data["session"], setup=data["setup"],
+            campaign,
+            request.user,
+            name=data["name"],
+            model=data["model"],
+            pcs=list(data["pcs"]),
+            enemies=data["enemies"],
+            ship=data.get("ship"),
+            settings=data["settings"],
+            hidden=set(data["hidden"]),
+            session=data["session"],
+            setup=data["setup"],
         )
         if "draft" not in request.POST:
             services.start_encounter(encounter, request.user)
@@ -60,19 +75,32 @@ def encounter_detail(request, campaign_id, encounter_id):
     membership = membership_or_404(request.user, campaign_id)
     encounter = _encounter_or_404(membership, encounter_id)
     if encounter.status == Encounter.Status.DRAFT:  # only GMs reach a draft (encounters_for)
-        return render(request, "combat/draft.html", {
-            "membership": membership, "campaign": membership.campaign, "encounter": encounter,
-            "combatants": encounter.combatants.select_related("character", "owner"),
-            "settings": _setting_labels(encounter),
-        })
+        return render(
+            request,
+            "combat/draft.html",
+            {
+                "membership": membership,
+                "campaign": membership.campaign,
+                "encounter": encounter,
+                "combatants": encounter.combatants.select_related("character", "owner"),
+                "settings": _setting_labels(encounter),
+            },
+        )
     state = store.load_state(encounter)
     # With the request, the fragments' forms carry their CSRF tokens: they work as plain forms without htmx.
     html = fragments.Renderer(encounter, state, request=request).for_viewer(membership)
     if request.htmx:
         return HttpResponse(html)
-    return render(request, "combat/encounter.html", {
-        "membership": membership, "campaign": membership.campaign, "encounter": encounter, "fragments": html,
-    })
+    return render(
+        request,
+        "combat/encounter.html",
+        {
+            "membership": membership,
+            "campaign": membership.campaign,
+            "encounter": encounter,
+            "fragments": html,
+        },
+    )
 
 
 @login_required
@@ -83,14 +111,25 @@ def encounter_act(request, campaign_id, encounter_id):
     membership = membership_or_404(request.user, campaign_id)
     # A repeated field (a group of checkboxes) arrives as one comma-separated value. NUL characters dropped:
     # PostgreSQL refuses them in text and JSON (Django's form fields refuse them too).
-    data = {k: ",".join(v)[:MAX_FIELD].replace("\x00", "") for k, v in request.POST.lists()
-            if k not in ("csrfmiddlewaretoken",)}
+    data = {
+        k: ",".join(v)[:MAX_FIELD].replace("\x00", "")
+        for k, v in request.POST.lists()
+        if k not in ("csrfmiddlewaretoken",)
+    }
     command = data.pop("command", "")
     key = _action_key(data.pop("key", ""), command, data)
     fragments.forget()
     try:  # submit finds the encounter (in this campaign, as this member may see it) as it locks it
-        result = services.submit(encounter_id, request.user, command, data, key, from_form=True,
-                                 membership=membership, campaign_id=campaign_id)
+        result = services.submit(
+            encounter_id,
+            request.user,
+            command,
+            data,
+            key,
+            from_form=True,
+            membership=membership,
+            campaign_id=campaign_id,
+        )
     except services.NoSuchEncounter:
         raise Http404("No such encounter.") from None
     render = fragments.take_kept(encounter_id)  # what the broadcast just rendered, if it ran
@@ -103,8 +142,10 @@ def encounter_act(request, campaign_id, encounter_id):
         render = fragments.Renderer(encounter, store.load_state(encounter))
     html = render.for_viewer(membership)
     notice = result.error if not result.ok else ""
-    html += (f'<p id="enc-{encounter_id}-notice" hx-swap-oob="true" class="notice{" error-box" if notice else ""}" '
-             f'role="alert">{escape(notice)}</p>')
+    html += (
+        f'<p id="enc-{encounter_id}-notice" hx-swap-oob="true" class="notice{" error-box" if notice else ""}" '
+        f'role="alert">{escape(notice)}</p>'
+    )
     return HttpResponse(html, status=200)
 
 
@@ -114,8 +155,12 @@ def _setting_labels(encounter) -> list[tuple[str, str]]:
     for spec in encounter.combat_model.settings:
         value = encounter.settings.get(spec.key, spec.default)
         word = next((label for v, label in spec.choices if str(v) == str(value)), None)
-        out.append((spec.label, word if word is not None else ("yes" if value is True else "no" if value is False
-                                                                else str(value))))
+        out.append(
+            (
+                spec.label,
+                word if word is not None else ("yes" if value is True else "no" if value is False else str(value)),
+            )
+        )
     return out
 
 
@@ -163,11 +208,17 @@ def encounter_end(request, campaign_id, encounter_id):
             messages.error(request, result.error)
             return redirect(encounter)
         return redirect("encounter_log", campaign_id, encounter.pk)
-    return render(request, "combat/end_confirm.html", {
-        "membership": membership, "campaign": membership.campaign, "encounter": encounter,
-        "persists": tables.get(encounter.model).PERSISTS,
-        "form_key": f"{encounter.pk}-{encounter.version}-end-{secrets.token_urlsafe(9)}",
-    })
+    return render(
+        request,
+        "combat/end_confirm.html",
+        {
+            "membership": membership,
+            "campaign": membership.campaign,
+            "encounter": encounter,
+            "persists": tables.get(encounter.model).PERSISTS,
+            "form_key": f"{encounter.pk}-{encounter.version}-end-{secrets.token_urlsafe(9)}",
+        },
+    )
 
 
 def _action_key(form_key: str, command: str, data: dict) -> str:
@@ -186,8 +237,12 @@ def archive(request, campaign_id):
     """Every fight of the campaign by game session, newest first, with its outcome. A draft is not a fight yet
     (it has no log): it stays on the GM's encounter list."""
     membership = membership_or_404(request.user, campaign_id)
-    encounters = list(selectors.encounters_for(membership).exclude(status=Encounter.Status.DRAFT)
-                      .select_related("session").order_by("-created_at"))
+    encounters = list(
+        selectors.encounters_for(membership)
+        .exclude(status=Encounter.Status.DRAFT)
+        .select_related("session")
+        .order_by("-created_at")
+    )
     groups: dict = {}
     for encounter in encounters:
         groups.setdefault(encounter.session, []).append(encounter)
@@ -195,6 +250,12 @@ def archive(request, campaign_id):
     sections = [(s, groups[s]) for s in ordered]
     if None in groups:
         sections.append((None, groups[None]))
-    return render(request, "combat/archive.html", {
-        "membership": membership, "campaign": membership.campaign, "sections": sections,
-    })
+    return render(
+        request,
+        "combat/archive.html",
+        {
+            "membership": membership,
+            "campaign": membership.campaign,
+            "sections": sections,
+        },
+    )

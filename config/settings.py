@@ -79,8 +79,11 @@ DATABASES = {
 # Serialise writers instead of failing with "database is locked" when daphne and the worker overlap.
 # Write-ahead log: readers (the sockets' snapshots) never wait for a writer, and a commit is one fsync of
 # the log instead of a rollback journal's several; synchronous=FULL keeps every committed action on disk.
-SQLITE_OPTIONS = {"timeout": 20, "transaction_mode": "IMMEDIATE",
-                  "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"}
+SQLITE_OPTIONS = {
+    "timeout": 20,
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES["default"].setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
@@ -91,7 +94,10 @@ else:
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # the pool checks an idle connection before lending it
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 1, "max_size": env.int("DB_POOL_SIZE", default=20), "timeout": 20}
+        "min_size": 1,
+        "max_size": env.int("DB_POOL_SIZE", default=20),
+        "timeout": 20,
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "campaigns.User"
@@ -179,8 +185,13 @@ else:
 # The cache holds the throttles. With Redis every web process counts against one total; the embedded default
 # serves from one daphne process, whose own memory is enough.
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-                          "KEY_PREFIX": "fray"}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "fray",
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "fray"}}
 

@@ -12,35 +12,90 @@ class ShipForm(forms.ModelForm):
     class Meta:
         model = Ship
         fields = (
-            "name", "side", "notes", "livability_rating", "mi_health", "mi_health_max",
-            "size", "tier", "hull", "hull_max", "shields", "shields_max", "hull_dice", "shield_dice",
-            "shield_type", "reactor", "coupling",
-            "power_central", "power_communications", "power_engines", "power_shields", "power_sensors",
-            "power_weapons", "weapons", "con_mod", "initiative_mod",
+            "name",
+            "side",
+            "notes",
+            "livability_rating",
+            "mi_health",
+            "mi_health_max",
+            "size",
+            "tier",
+            "hull",
+            "hull_max",
+            "shields",
+            "shields_max",
+            "hull_dice",
+            "shield_dice",
+            "shield_type",
+            "reactor",
+            "coupling",
+            "power_central",
+            "power_communications",
+            "power_engines",
+            "power_shields",
+            "power_sensors",
+            "power_weapons",
+            "weapons",
+            "con_mod",
+            "initiative_mod",
         )
         widgets = {
             "notes": forms.Textarea(attrs={"rows": 3}),
             **{
                 name: forms.NumberInput(attrs=NUMBER)
-                for name in ("livability_rating", "mi_health", "mi_health_max", "tier", "hull", "hull_max",
-                             "shields", "shields_max", "hull_dice", "shield_dice", "power_central",
-                             "power_communications", "power_engines", "power_shields", "power_sensors",
-                             "power_weapons")
+                for name in (
+                    "livability_rating",
+                    "mi_health",
+                    "mi_health_max",
+                    "tier",
+                    "hull",
+                    "hull_max",
+                    "shields",
+                    "shields_max",
+                    "hull_dice",
+                    "shield_dice",
+                    "power_central",
+                    "power_communications",
+                    "power_engines",
+                    "power_shields",
+                    "power_sensors",
+                    "power_weapons",
+                )
             },
             # Signed numbers: a phone's numeric keypad has no minus sign.
             **{name: forms.NumberInput(attrs={"min": -10, "max": 20}) for name in ("con_mod", "initiative_mod")},
         }
         error_messages = {
             name: {"min_value": "This cannot be negative.", "invalid": "Enter a whole number."}
-            for name in ("livability_rating", "mi_health", "mi_health_max", "tier", "hull", "hull_max", "shields",
-                         "shields_max", "hull_dice", "shield_dice", "power_central", "power_communications",
-                         "power_engines", "power_shields", "power_sensors", "power_weapons")
+            for name in (
+                "livability_rating",
+                "mi_health",
+                "mi_health_max",
+                "tier",
+                "hull",
+                "hull_max",
+                "shields",
+                "shields_max",
+                "hull_dice",
+                "shield_dice",
+                "power_central",
+                "power_communications",
+                "power_engines",
+                "power_shields",
+                "power_sensors",
+                "power_weapons",
+            )
         }
-        error_messages.update({
-            name: {"min_value": "Choose from -10 to 20.", "max_value": "Choose from -10 to 20.",
-                   "invalid": "Enter a whole number."}
-            for name in ("con_mod", "initiative_mod")
-        })
+        error_messages.update(
+            {
+                name: {
+                    "min_value": "Choose from -10 to 20.",
+                    "max_value": "Choose from -10 to 20.",
+                    "invalid": "Enter a whole number.",
+                }
+                for name in ("con_mod", "initiative_mod")
+            }
+        )
         error_messages["side"] = {"invalid_choice": "Choose a party ship or an NPC ship."}
 
     # Added after the first ships were made: a form that leaves them out (or blank) keeps what the ship has.
@@ -69,10 +124,34 @@ class ShipForm(forms.ModelForm):
     GROUPS = (
         ("Ship", ("name", "side", "notes")),
         ("Burn Bryte", ("livability_rating", "mi_health", "mi_health_max")),
-        ("SW5e hull and shields", ("size", "tier", "hull", "hull_max", "shields", "shields_max", "hull_dice",
-                                   "shield_dice", "shield_type", "con_mod")),
-        ("SW5e power", ("reactor", "coupling", "power_central", "power_communications", "power_engines",
-                        "power_shields", "power_sensors", "power_weapons")),
+        (
+            "SW5e hull and shields",
+            (
+                "size",
+                "tier",
+                "hull",
+                "hull_max",
+                "shields",
+                "shields_max",
+                "hull_dice",
+                "shield_dice",
+                "shield_type",
+                "con_mod",
+            ),
+        ),
+        (
+            "SW5e power",
+            (
+                "reactor",
+                "coupling",
+                "power_central",
+                "power_communications",
+                "power_engines",
+                "power_shields",
+                "power_sensors",
+                "power_weapons",
+            ),
+        ),
         ("SW5e combat", ("weapons", "initiative_mod")),
     )
 

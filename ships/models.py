@@ -5,7 +5,6 @@ from django.urls import reverse
 from combat.rules.sw5e import ship as sw5e
 from combat.rules.sw5e.stats import STATIONS
 
-
 MAX_WEAPONS = 12
 WEAPON_NAME_MAX = 60  # the SW5e engine keeps weapon names this long
 
@@ -17,8 +16,12 @@ class Ship(models.Model):
 
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="ships")
     name = models.CharField(max_length=80)
-    side = models.CharField(max_length=3, choices=Side.choices, default=Side.PARTY,
-                            help_text="An NPC ship is the GM's: hidden from the players' ship list and pages.")
+    side = models.CharField(
+        max_length=3,
+        choices=Side.choices,
+        default=Side.PARTY,
+        help_text="An NPC ship is the GM's: hidden from the players' ship list and pages.",
+    )
     notes = models.TextField(blank=True, max_length=4000)
 
     # Burn Bryte
@@ -46,14 +49,19 @@ class Ship(models.Model):
     power_shields = models.PositiveSmallIntegerField("power dice for shields", default=0)
     power_sensors = models.PositiveSmallIntegerField("power dice for sensors", default=0)
     power_weapons = models.PositiveSmallIntegerField("power dice for weapons", default=0)
-    weapons = models.CharField(max_length=400, blank=True,
-                               help_text="Names separated by commas, e.g. \"laser cannons, ion cannon\"; "
-                                         "in combat each fires once a round.")
-    con_mod = models.SmallIntegerField("Constitution modifier", default=0,
-                                       help_text="Added to each hull die a Patch rolls.")
-    initiative_mod = models.SmallIntegerField("initiative modifier", default=0,
-                                              help_text="Added when the server rolls this ship's initiative "
-                                                        "(a ship with no PC aboard).")
+    weapons = models.CharField(
+        max_length=400,
+        blank=True,
+        help_text='Names separated by commas, e.g. "laser cannons, ion cannon"; in combat each fires once a round.',
+    )
+    con_mod = models.SmallIntegerField(
+        "Constitution modifier", default=0, help_text="Added to each hull die a Patch rolls."
+    )
+    initiative_mod = models.SmallIntegerField(
+        "initiative modifier",
+        default=0,
+        help_text="Added when the server rolls this ship's initiative (a ship with no PC aboard).",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -62,10 +70,10 @@ class Ship(models.Model):
         constraints = [
             models.CheckConstraint(condition=models.Q(tier__lte=5), name="ship_tier_0_to_5"),
             models.CheckConstraint(condition=models.Q(hull__lte=models.F("hull_max")), name="hull_within_max"),
-            models.CheckConstraint(condition=models.Q(shields__lte=models.F("shields_max")),
-                                   name="shields_within_max"),
-            models.CheckConstraint(condition=models.Q(mi_health__lte=models.F("mi_health_max")),
-                                   name="mi_health_within_max"),
+            models.CheckConstraint(condition=models.Q(shields__lte=models.F("shields_max")), name="shields_within_max"),
+            models.CheckConstraint(
+                condition=models.Q(mi_health__lte=models.F("mi_health_max")), name="mi_health_within_max"
+            ),
         ]
 
     def __str__(self):
@@ -144,7 +152,7 @@ class Ship(models.Model):
         elif any(len(name) > WEAPON_NAME_MAX for name in weapons):
             errors["weapons"] = f"Each weapon's name can be at most {WEAPON_NAME_MAX} characters long."
         elif len({name.casefold() for name in weapons}) < len(weapons):
-            errors["weapons"] = "Name each weapon once (two of a kind: \"laser cannon 1, laser cannon 2\")."
+            errors["weapons"] = 'Name each weapon once (two of a kind: "laser cannon 1, laser cannon 2").'
         if errors:
             raise ValidationError(errors)
 
@@ -158,11 +166,14 @@ class CrewAssignment(models.Model):
         ordering = ["station", "pk"]
         constraints = [
             models.UniqueConstraint(
-                fields=["ship", "character"], name="one_station_per_character_per_ship",
+                fields=["ship", "character"],
+                name="one_station_per_character_per_ship",
                 violation_error_message="That character already has a station on this ship.",
             ),
             models.UniqueConstraint(
-                fields=["ship"], condition=models.Q(station="pilot"), name="one_pilot_per_ship",
+                fields=["ship"],
+                condition=models.Q(station="pilot"),
+                name="one_pilot_per_ship",
                 violation_error_message="This ship already has a pilot at the helm.",
             ),
         ]

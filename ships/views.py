@@ -35,8 +35,12 @@ def ship_create(request, campaign_id):
         ship = form.save()
         messages.success(request, f"{ship.name} is in the campaign's hangar.")
         return redirect(ship)
-    return render(request, "ships/ship_form.html", {"form": form, "campaign": membership.campaign},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "ships/ship_form.html",
+        {"form": form, "campaign": membership.campaign},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required
@@ -50,8 +54,12 @@ def ship_edit(request, campaign_id, ship_id):
         form.save()
         messages.success(request, f"{ship.name} saved.")
         return redirect(ship)
-    return render(request, "ships/ship_form.html", {"form": form, "campaign": membership.campaign, "ship": ship},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "ships/ship_form.html",
+        {"form": form, "campaign": membership.campaign, "ship": ship},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required

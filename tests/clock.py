@@ -1,7 +1,7 @@
 """A frozen, steerable clock for tests: everything that asks django.utils.timezone.now() sees it.
 
-    def test_x(clock):          # from tests.clock import clock
-        clock.advance(hours=1)
+def test_x(clock):          # from tests.clock import clock
+    clock.advance(hours=1)
 """
 
 from datetime import UTC, datetime, timedelta

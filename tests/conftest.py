@@ -69,8 +69,9 @@ def _fresh_cache(settings):
     runs the cache's Redis database also holds the channel layer and the broker)."""
     from uuid import uuid4
 
-    settings.CACHES = {alias: {**config, "KEY_PREFIX": f"test-{uuid4().hex}"}
-                       for alias, config in settings.CACHES.items()}
+    settings.CACHES = {
+        alias: {**config, "KEY_PREFIX": f"test-{uuid4().hex}"} for alias, config in settings.CACHES.items()
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -116,8 +117,14 @@ def campaign(gm, player, other_player):
 
 @pytest.fixture
 def pc(campaign, player):
-    return Character.objects.create(campaign=campaign, name="Luwe", owner=player, system="burn_bryte",
-                                    stats={"health": 3, "health_max": 3}, gm_notes="SECRET-PC-NOTE")
+    return Character.objects.create(
+        campaign=campaign,
+        name="Luwe",
+        owner=player,
+        system="burn_bryte",
+        stats={"health": 3, "health_max": 3},
+        gm_notes="SECRET-PC-NOTE",
+    )
 
 
 @pytest.fixture
@@ -127,8 +134,15 @@ def other_pc(campaign, other_player):
 
 @pytest.fixture
 def npc(campaign):
-    return Character.objects.create(campaign=campaign, name="Nivick", kind="npc", system="burn_bryte",
-                                    is_template=True, quantity=4, gm_notes="SECRET-NPC-NOTE")
+    return Character.objects.create(
+        campaign=campaign,
+        name="Nivick",
+        kind="npc",
+        system="burn_bryte",
+        is_template=True,
+        quantity=4,
+        gm_notes="SECRET-NPC-NOTE",
+    )
 
 
 def client_for(client, user):

@@ -5,8 +5,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.contrib import admin
 from django.apps import apps
+from django.contrib import admin
 from django.urls import reverse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,8 +31,9 @@ def test_admin_pages_open_for_staff(client, gm, campaign, pc, npc):
     from campaigns import sessions
     from campaigns.models import Notification
 
-    game = sessions.create_session(campaign, gm, title="Relay", starts_at=timezone.now() + timedelta(days=3),
-                                   duration_minutes=180)  # and its reminders
+    game = sessions.create_session(
+        campaign, gm, title="Relay", starts_at=timezone.now() + timedelta(days=3), duration_minutes=180
+    )  # and its reminders
     sessions.set_rsvp(game, gm, "going")
     Notification.objects.create(user=gm, campaign=campaign, text="Relay starts soon.", url=game.get_absolute_url())
     sessions.calendar_feed_for(gm)
@@ -77,8 +78,10 @@ def test_embedded_default_needs_no_services(tmp_path):
 
 def test_environment_switches_to_real_services():
     s = _settings_from_env(
-        DATABASE_URL="postgres://fray:pw@db.internal:5432/fray", REDIS_URL="redis://cache.internal:6379/1",
-        EMAIL_URL="smtp+tls://mailer:pw@smtp.example.com:587", ALLOWED_HOSTS="fray.example.com,www.fray.example.com",
+        DATABASE_URL="postgres://fray:pw@db.internal:5432/fray",
+        REDIS_URL="redis://cache.internal:6379/1",
+        EMAIL_URL="smtp+tls://mailer:pw@smtp.example.com:587",
+        ALLOWED_HOSTS="fray.example.com,www.fray.example.com",
         DEBUG="true",
     )
     assert s["db"] == "django.db.backends.postgresql" and s["name"] == "fray"

@@ -21,6 +21,7 @@ def _modules() -> dict[str, Path]:
 def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
     """The project modules `path` imports, at the top or inside a function alike (a deferred import that only
     dodges a circle is still a circle)."""
+
     def owner(name: str) -> str:
         while name and name not in modules:
             name = name.rpartition(".")[0]
@@ -91,8 +92,17 @@ def test_the_rules_core_never_imports_django_or_the_apps():
 
 ROW_WRITES = {"save", "delete", "bulk_create", "bulk_update", "get_or_create", "update_or_create"}
 QUERY_WRITES = {"create", "update"}  # also dict.update and the like: a write only on a manager or a query
-READERS = ("combat/views.py", "combat/review_views.py", "combat/consumers.py", "combat/selectors.py",
-           "combat/fragments.py", "combat/store.py", "combat/exports.py", "combat/review.py", "combat/charts.py")
+READERS = (
+    "combat/views.py",
+    "combat/review_views.py",
+    "combat/consumers.py",
+    "combat/selectors.py",
+    "combat/fragments.py",
+    "combat/store.py",
+    "combat/exports.py",
+    "combat/review.py",
+    "combat/charts.py",
+)
 
 
 def _writes(source: str) -> list[str]:
@@ -100,15 +110,19 @@ def _writes(source: str) -> list[str]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = ast.unparse(node.func.value)
-            if node.func.attr in ROW_WRITES or (node.func.attr in QUERY_WRITES and (
-                    ".objects" in receiver or ".filter(" in receiver or ".exclude(" in receiver)):
+            if node.func.attr in ROW_WRITES or (
+                node.func.attr in QUERY_WRITES
+                and (".objects" in receiver or ".filter(" in receiver or ".exclude(" in receiver)
+            ):
                 found.append(f"{node.lineno} {receiver}.{node.func.attr}()")
     return found
 
 
 def test_the_write_finder_finds_rows_written_and_not_dicts_updated():
     assert _writes("Job.objects.filter(pk=1).update(x=2)\nrow.save()\nfacts.update(x=1)") == [
-        "1 Job.objects.filter(pk=1).update()", "2 row.save()"]
+        "1 Job.objects.filter(pk=1).update()",
+        "2 row.save()",
+    ]
 
 
 def test_combat_writes_only_in_its_services_and_tasks():

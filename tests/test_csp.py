@@ -48,10 +48,12 @@ def test_the_policy_is_the_one_we_mean():
     assert "django.middleware.csp.ContentSecurityPolicyMiddleware" in middleware
     # Before WhiteNoise, so static files get it too, and before anything that may answer early (axes).
     assert middleware.index("django.middleware.csp.ContentSecurityPolicyMiddleware") < middleware.index(
-        "whitenoise.middleware.WhiteNoiseMiddleware")
+        "whitenoise.middleware.WhiteNoiseMiddleware"
+    )
 
 
 # --- the rendered pages -----------------------------------------------------------------------------------------
+
 
 class InlineCode(HTMLParser):
     """Collects everything in a page that a script-src/style-src 'self' policy would block."""
@@ -109,8 +111,13 @@ def _extra_requests(world, gm):
         ("calendar_rotate", "post", reverse("calendar_rotate"), {}, "gm"),
         ("password_reset", "get", reverse("password_reset"), {}, "anonymous"),
         ("password_reset_done", "get", reverse("password_reset_done"), {}, "anonymous"),
-        ("password_reset_confirm", "get", reverse("password_reset_confirm", args=["MQ", "not-a-token"]), {},
-         "anonymous"),
+        (
+            "password_reset_confirm",
+            "get",
+            reverse("password_reset_confirm", args=["MQ", "not-a-token"]),
+            {},
+            "anonymous",
+        ),
         ("password_reset_complete", "get", reverse("password_reset_complete"), {}, "anonymous"),
     ]
 
@@ -120,14 +127,22 @@ def test_every_url_sends_the_policy_and_no_page_has_inline_code(client, world, g
     policy = build_policy(EXPECTED)
     requests = [(name, MATRIX[name][0], *_url_and_data(name, world), "gm") for name in MATRIX]
     # The player's view of the same pages (their own sheet, their controls on the table).
-    requests += [(name, "get", *_url_and_data(name, world), "player") for name, (method, allowed) in MATRIX.items()
-                 if method == "get" and "player" in allowed]
+    requests += [
+        (name, "get", *_url_and_data(name, world), "player")
+        for name, (method, allowed) in MATRIX.items()
+        if method == "get" and "player" in allowed
+    ]
     requests += _extra_requests(world, gm)
     # htmx partials, a static file, the admin, a 404 and a refused POST get it too.
     requests += [
         ("(partial) gm_notes", "get", reverse("gm_notes", args=[world["campaign"].pk]) + "?edit=1", {}, "gm:htmx"),
-        ("(partial) character form", "get",
-         reverse("character_create", args=[world["campaign"].pk]) + "?system=hero", {}, "gm:htmx"),
+        (
+            "(partial) character form",
+            "get",
+            reverse("character_create", args=[world["campaign"].pk]) + "?system=hero",
+            {},
+            "gm:htmx",
+        ),
         ("(static)", "get", static("css/fray.css"), {}, "anonymous"),
         ("(admin)", "get", reverse("admin:login"), {}, "anonymous"),
         ("(404)", "get", "/no/such/page/", {}, "gm"),
@@ -136,7 +151,6 @@ def test_every_url_sends_the_policy_and_no_page_has_inline_code(client, world, g
     covered = {name for name, *_ in requests if not name.startswith("(")}
     assert covered == _app_url_names(), "a new URL needs a row in this walk"
     requests.sort(key=lambda r: r[1] != "get")  # pages first, then the POSTs that delete what they show
-
 
     for name, method, url, data, who in requests:
         client.logout()
@@ -197,19 +211,32 @@ def test_templates_are_found():
 def test_no_template_has_inline_code(path):
     text = path.read_text()
     relative = str(path.relative_to(TEMPLATES)) if path.is_relative_to(TEMPLATES) else str(path)
-    problems = [label for label, pattern in FORBIDDEN.items()
-                if pattern.search(text) and not (relative in DOWNLOADS and label == "inline <style>")]
+    problems = [
+        label
+        for label, pattern in FORBIDDEN.items()
+        if pattern.search(text) and not (relative in DOWNLOADS and label == "inline <style>")
+    ]
     assert not problems, f"{relative}: {problems}"
 
 
 def test_the_scanners_catch_what_they_should():
-    for bad in ('<script>alert(1)</script>', '<input onclick="this.select()">', '<p style="color:red">',
-                '<a href="javascript:void(0)">', '<div hx-on:click="x()">', '<style>p{}</style>',
-                '<input\n  class="copy"\n  onfocus="x()">'):
+    for bad in (
+        "<script>alert(1)</script>",
+        '<input onclick="this.select()">',
+        '<p style="color:red">',
+        '<a href="javascript:void(0)">',
+        '<div hx-on:click="x()">',
+        "<style>p{}</style>",
+        '<input\n  class="copy"\n  onfocus="x()">',
+    ):
         assert any(p.search(bad) for p in FORBIDDEN.values()), bad
         assert inline_code(bad), bad
-    for good in ('<script src="/static/x.js" defer></script>', '<button aria-label="Turn reminders on">',
-                 '<input name="note" placeholder="on=1">', '<section data-version="3" class="me">'):
+    for good in (
+        '<script src="/static/x.js" defer></script>',
+        '<button aria-label="Turn reminders on">',
+        '<input name="note" placeholder="on=1">',
+        '<section data-version="3" class="me">',
+    ):
         assert not inline_code(good), good
 
 
@@ -243,12 +270,17 @@ print(json.dumps(out))
 
 def test_production_cookies_are_secure_httponly_and_samesite_lax(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DATABASE_URL", "REDIS_URL"}}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings_production", SECRET_KEY=secrets.token_hex(32),
-               ALLOWED_HOSTS="testserver", DATABASE_URL=f"sqlite:///{tmp_path / 'probe.sqlite3'}",
-               # the static manifest collected for this test session, so pages render as in production
-               FRAY_VAR_DIR=str(Path(settings.STATIC_ROOT).parent))
-    done = subprocess.run([sys.executable, "-c", COOKIE_PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings_production",
+        SECRET_KEY=secrets.token_hex(32),
+        ALLOWED_HOSTS="testserver",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'probe.sqlite3'}",
+        # the static manifest collected for this test session, so pages render as in production
+        FRAY_VAR_DIR=str(Path(settings.STATIC_ROOT).parent),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", COOKIE_PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["status"] == [200, 302, 301], out  # plain http is redirected to https

@@ -140,8 +140,10 @@ def ping_options(service) -> dict:
     argv = healthcheck_command(service).split()
     assert argv[:5] == ["celery", "-A", "config", "inspect", "ping"], argv
     options = dict(zip(argv[5::2], argv[6::2], strict=True))
-    return {"destination": options.get("--destination", options.get("-d")),
-            "timeout": float(options.get("--timeout", options.get("-t", 1.0)))}
+    return {
+        "destination": options.get("--destination", options.get("-d")),
+        "timeout": float(options.get("--timeout", options.get("-t", 1.0))),
+    }
 
 
 @pytest.mark.parametrize(("name", "node"), [("worker", "celery@$HOSTNAME"), ("beat", "celerybeat@$HOSTNAME")])
@@ -168,12 +170,23 @@ def test_compose_beat_answers_its_healthcheck(compose, tmp_path):
     assert argv[0] == "celery"
     bin_dir = str(Path(sys.executable).parent)
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "PYTHONPATH"}}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", FRAY_VAR_DIR=str(tmp_path / "var"), PYTHONPATH=str(ROOT),
-               PATH=bin_dir + os.pathsep + env.get("PATH", ""), HOSTNAME=socket.gethostname())
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        FRAY_VAR_DIR=str(tmp_path / "var"),
+        PYTHONPATH=str(ROOT),
+        PATH=bin_dir + os.pathsep + env.get("PATH", ""),
+        HOSTNAME=socket.gethostname(),
+    )
     log = tmp_path / "beat.log"
     with open(log, "wb") as out:
-        beat = subprocess.Popen([sys.executable, "-m", "celery", *argv[1:]], cwd=tmp_path, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, process_group=0)
+        beat = subprocess.Popen(
+            [sys.executable, "-m", "celery", *argv[1:]],
+            cwd=tmp_path,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+        )
     try:
         # Beat's control node is listening once it has bound its queue in the filesystem broker's pidbox table.
         table = tmp_path / "var" / "celery" / "control" / "celery.pidbox.exchange"
@@ -182,8 +195,14 @@ def test_compose_beat_answers_its_healthcheck(compose, tmp_path):
             assert beat.poll() is None, f"beat exited:\n{log.read_text()}"
             assert time.monotonic() < deadline, f"beat's control node did not connect within 60 s:\n{log.read_text()}"
             time.sleep(0.1)
-        check = subprocess.run(["sh", "-c", healthcheck_command(compose["services"]["beat"])], cwd=tmp_path, env=env,
-                               capture_output=True, text=True, timeout=60)
+        check = subprocess.run(
+            ["sh", "-c", healthcheck_command(compose["services"]["beat"])],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert check.returncode == 0, f"{check.stdout}{check.stderr}\nbeat:\n{log.read_text()}"
         assert f"celerybeat@{socket.gethostname()}: OK" in check.stdout and "pong" in check.stdout, check.stdout
     finally:
@@ -245,7 +264,7 @@ def daphne_argv(command: str) -> list[str]:
     """The daphne command line in a shell script or a CMD."""
     line = next(line for line in command.splitlines() if "daphne" in line.split())
     argv = line.split()
-    return argv[argv.index("daphne"):]
+    return argv[argv.index("daphne") :]
 
 
 def test_compose_web_is_reached_only_through_the_proxy_and_believes_its_headers(compose):

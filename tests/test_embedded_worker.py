@@ -30,8 +30,18 @@ ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60  # seconds: the bound of every wait below
 
 # Everything that would take the processes off the embedded default, or away from their tmp dir.
-NOT_EMBEDDED = {"DATABASE_URL", "REDIS_URL", "EMAIL_URL", "MEDIA_ROOT", "CELERY_TASK_ALWAYS_EAGER",
-                "CELERY_BROKER_VISIBILITY_TIMEOUT", "DJANGO_SETTINGS_MODULE", "FRAY_VAR_DIR", "PYTHONPATH", "DEBUG"}
+NOT_EMBEDDED = {
+    "DATABASE_URL",
+    "REDIS_URL",
+    "EMAIL_URL",
+    "MEDIA_ROOT",
+    "CELERY_TASK_ALWAYS_EAGER",
+    "CELERY_BROKER_VISIBILITY_TIMEOUT",
+    "DJANGO_SETTINGS_MODULE",
+    "FRAY_VAR_DIR",
+    "PYTHONPATH",
+    "DEBUG",
+}
 
 # Users, a campaign whose reminder one hour before a session is due a second from now, an encounter with one
 # logged event and a queued (not yet sent) export of it. Then beat's schedule as a `make run` stopped a while ago
@@ -105,8 +115,9 @@ def embedded_env(var_dir: Path) -> dict:
 
 
 def manage(env, *args) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                            timeout=TIMEOUT)
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT
+    )
     assert result.returncode == 0, f"manage.py {args[0]} failed:\n{result.stdout}\n{result.stderr}"
     return result.stdout
 
@@ -199,8 +210,14 @@ def embedded(tmp_path_factory):
     time.sleep(max(0.0, facts["send_at"] - time.time() + 0.1))
 
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "celery", *makefile_worker_args()], cwd=cwd, env=env,
-                                stdout=out, stderr=subprocess.STDOUT, process_group=0)  # `set -m`, as in make run
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", *makefile_worker_args()],
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+        )  # `set -m`, as in make run
     embedded = Embedded(env=env, var=var, log=log, facts=facts, proc=proc)
     clean_exit = False
     try:
@@ -214,7 +231,8 @@ def embedded(tmp_path_factory):
         if not clean_exit:
             print(f"--- worker log ---\n{embedded.output()}")
     assert proc.returncode == 0 and not killed, (
-        f"the worker did not shut down cleanly (exit {proc.returncode}, killed {killed}):\n{embedded.output()}")
+        f"the worker did not shut down cleanly (exit {proc.returncode}, killed {killed}):\n{embedded.output()}"
+    )
     # Everything the embedded default writes belongs under FRAY_VAR_DIR, not in the folder it was started from
     # (`make run` starts it in the checkout).
     assert not list(cwd.iterdir()), sorted(p.name for p in cwd.iterdir())
@@ -225,20 +243,26 @@ def test_beat_sends_a_due_reminder_through_the_worker(embedded):
     worker runs it against SQLite."""
     session = embedded.facts["session"]
     embedded.wait_for(
-        lambda: not query(embedded.database,
-                          "SELECT 1 FROM campaigns_reminder WHERE session_id = ? AND sent_at IS NULL", session),
+        lambda: (
+            not query(
+                embedded.database, "SELECT 1 FROM campaigns_reminder WHERE session_id = ? AND sent_at IS NULL", session
+            )
+        ),
         "the due reminders sent by beat's first sweep",
         timeout=30,  # under a minute: the sweep after it would come 60 s later and hide a beat that missed this one
     )
     ((sent_at, late, attempts, skipped, error),) = query(
         embedded.database,
         "SELECT sent_at, late, attempts, skipped_reason, last_error FROM campaigns_reminder WHERE id = ?",
-        embedded.facts["reminder"])
+        embedded.facts["reminder"],
+    )
     assert sent_at and not late and attempts == 1 and not skipped and not error
-    notes = query(embedded.database,
-                  "SELECT u.username, n.text FROM campaigns_notification n JOIN campaigns_user u ON u.id = n.user_id"
-                  " JOIN campaigns_reminder r ON r.id = n.reminder_id WHERE r.session_id = ? ORDER BY u.username",
-                  session)
+    notes = query(
+        embedded.database,
+        "SELECT u.username, n.text FROM campaigns_notification n JOIN campaigns_user u ON u.id = n.user_id"
+        " JOIN campaigns_reminder r ON r.id = n.reminder_id WHERE r.session_id = ? ORDER BY u.username",
+        session,
+    )
     assert [name for name, _ in notes] == ["ana", "ben", "gemma"], notes
     assert all(text.startswith("Drift: Live relay starts") for _, text in notes), notes
     # The embedded e-mail backend is the console: the worker's own output.
@@ -273,7 +297,13 @@ def test_the_worker_answers_the_compose_healthcheck(embedded):
     test = compose["services"]["worker"]["healthcheck"]["test"]
     assert test[0] == "CMD-SHELL", test
     command = test[1].replace("$$", "$")  # compose's escape for the $ the shell sees
-    check = subprocess.run(["sh", "-c", command], cwd=embedded.var, env={**embedded.env,
-                           "HOSTNAME": socket.gethostname()}, capture_output=True, text=True, timeout=TIMEOUT)
+    check = subprocess.run(
+        ["sh", "-c", command],
+        cwd=embedded.var,
+        env={**embedded.env, "HOSTNAME": socket.gethostname()},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
     assert check.returncode == 0, f"{check.stdout}{check.stderr}\nworker log:\n{embedded.output()}"
     assert f"celery@{socket.gethostname()}: OK" in check.stdout and "pong" in check.stdout, check.stdout

@@ -44,17 +44,54 @@ from combat.rules import burn_bryte, registry
 from ships.models import CrewAssignment, Ship
 from tests.conftest import PASSWORD, examples, make_user
 
-FUZZ = settings(max_examples=examples(30), deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 APPS = ("campaigns", "ships", "combat")
 
 # --- values -------------------------------------------------------------------------------------------------------
 
 NASTY = [
-    "", " ", "\x00", "a\x00b", "\t\r\n", "\u202eevil\u202c", "e\u0301", "😀" * 300, "Ω" * 5000,
-    "<script>alert(1)</script>", "'; DROP TABLE campaigns_campaign; --", "{{ 7*7 }}", "%(x)s", "../../etc/passwd",
-    "9" * 5000, "9" * 4300, "-" + "9" * 40, str(2**63), str(-(2**63) - 1), "1e999999", "-1e999999", "1e-999999",
-    "NaN", "Infinity", "-0", "0x1f", "１２", "1_000", "3.5", "0", "-1", "50", "51", "true", "on", "null", "[]", "{}",
+    "",
+    " ",
+    "\x00",
+    "a\x00b",
+    "\t\r\n",
+    "\u202eevil\u202c",
+    "e\u0301",
+    "😀" * 300,
+    "Ω" * 5000,
+    "<script>alert(1)</script>",
+    "'; DROP TABLE campaigns_campaign; --",
+    "{{ 7*7 }}",
+    "%(x)s",
+    "../../etc/passwd",
+    "9" * 5000,
+    "9" * 4300,
+    "-" + "9" * 40,
+    str(2**63),
+    str(-(2**63) - 1),
+    "1e999999",
+    "-1e999999",
+    "1e-999999",
+    "NaN",
+    "Infinity",
+    "-0",
+    "0x1f",
+    "１２",
+    "1_000",
+    "3.5",
+    "0",
+    "-1",
+    "50",
+    "51",
+    "true",
+    "on",
+    "null",
+    "[]",
+    "{}",
     "A" * 1_000_000,
 ]
 scalar = st.one_of(
@@ -86,6 +123,7 @@ def mutated(base: dict, names: list[str], extra: st.SearchStrategy | None = None
 
 # --- what the database holds ----------------------------------------------------------------------------------------
 
+
 def _models():
     return [m for label in APPS for m in apps.get_app_config(label).get_models()]
 
@@ -110,8 +148,11 @@ def assert_storable(state: dict) -> None:
     """What PostgreSQL would refuse (and SQLite stores): NUL characters, text over a column's max_length,
     NaN or infinity in JSON."""
     for model in _models():
-        limits = {f.attname: f.max_length for f in model._meta.concrete_fields
-                  if isinstance(f, (models.CharField, models.TextField)) and f.max_length}
+        limits = {
+            f.attname: f.max_length
+            for f in model._meta.concrete_fields
+            if isinstance(f, (models.CharField, models.TextField)) and f.max_length
+        }
         for row in state[model._meta.label]:
             for leaf in _leaves(row):
                 assert not (isinstance(leaf, str) and "\x00" in leaf), (model._meta.label, row["id"], leaf[:80])
@@ -144,7 +185,8 @@ def check(client: Client, method: str, url: str, data: dict, *, htmx: bool = Fal
         # A view that turns the sender away first (a player on a GM-only page) answers its 404 without reading it.
         assert after == before
         assert response.status_code == 404 or (
-            response.status_code == 400 and "Nothing was changed" in response.content.decode())
+            response.status_code == 400 and "Nothing was changed" in response.content.decode()
+        )
         assume(False)  # the view never saw it: nothing more to check of this example
     if refused(response):
         assert after == before, f"{url} refused {data!r:.300} but changed the database"
@@ -154,6 +196,7 @@ def check(client: Client, method: str, url: str, data: dict, *, htmx: bool = Fal
 
 
 # --- the world -------------------------------------------------------------------------------------------------------
+
 
 @dataclasses.dataclass
 class World:
@@ -179,28 +222,53 @@ def world(db):
     gm, player, outsider = make_user("gemma"), make_user("ana"), make_user("zed")
     campaign = campaign_services.create_campaign(gm, name="Drift", combat_model="burn_bryte")
     Membership.objects.create(campaign=campaign, user=player)
-    pc = Character.objects.create(campaign=campaign, name="Luwe", owner=player, system="burn_bryte",
-                                  stats=registry.get("burn_bryte").stats.defaults())
-    npc = Character.objects.create(campaign=campaign, name="Nivick", kind="npc", system="burn_bryte",
-                                   is_template=True, quantity=2)
+    pc = Character.objects.create(
+        campaign=campaign,
+        name="Luwe",
+        owner=player,
+        system="burn_bryte",
+        stats=registry.get("burn_bryte").stats.defaults(),
+    )
+    npc = Character.objects.create(
+        campaign=campaign, name="Nivick", kind="npc", system="burn_bryte", is_template=True, quantity=2
+    )
     ship = Ship.objects.create(campaign=campaign, name="Lantern")
-    session = sessions.create_session(campaign, gm, title="Relay", starts_at=timezone.now() + timedelta(days=2),
-                                      duration_minutes=180)
-    encounter = combat_services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc],
-                                                 enemies=[(npc, 2)], ship=ship, session=session)
+    session = sessions.create_session(
+        campaign, gm, title="Relay", starts_at=timezone.now() + timedelta(days=2), duration_minutes=180
+    )
+    encounter = combat_services.create_encounter(
+        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 2)], ship=ship, session=session
+    )
     combat_services.start_encounter(encounter, gm)
     # Someone else's campaign, with ids to try against this one.
     foreign = campaign_services.create_campaign(outsider, name="Elsewhere", combat_model="burn_bryte")
     foreign_pc = Character.objects.create(campaign=foreign, name="Ixa", owner=outsider, system="burn_bryte")
     foreign_npc = Character.objects.create(campaign=foreign, name="Warden", kind="npc", system="burn_bryte")
     foreign_ship = Ship.objects.create(campaign=foreign, name="Other")
-    foreign_session = sessions.create_session(foreign, outsider, title="Theirs",
-                                              starts_at=timezone.now() + timedelta(days=3), duration_minutes=60)
-    foreign_encounter = combat_services.create_encounter(foreign, outsider, name="Their fight", model="burn_bryte",
-                                                         pcs=[foreign_pc], enemies=[(foreign_npc, 1)])
+    foreign_session = sessions.create_session(
+        foreign, outsider, title="Theirs", starts_at=timezone.now() + timedelta(days=3), duration_minutes=60
+    )
+    foreign_encounter = combat_services.create_encounter(
+        foreign, outsider, name="Their fight", model="burn_bryte", pcs=[foreign_pc], enemies=[(foreign_npc, 1)]
+    )
     combat_services.start_encounter(foreign_encounter, outsider)
-    return World(gm, player, outsider, campaign, pc, npc, ship, session, Encounter.objects.get(pk=encounter.pk),
-                 foreign, foreign_pc, foreign_npc, foreign_ship, foreign_session, foreign_encounter)
+    return World(
+        gm,
+        player,
+        outsider,
+        campaign,
+        pc,
+        npc,
+        ship,
+        session,
+        Encounter.objects.get(pk=encounter.pk),
+        foreign,
+        foreign_pc,
+        foreign_npc,
+        foreign_ship,
+        foreign_session,
+        foreign_encounter,
+    )
 
 
 def as_user(client, user):
@@ -212,9 +280,26 @@ def as_user(client, user):
 
 def ids(w: World) -> st.SearchStrategy[str]:
     """Ids that exist: this campaign's and another campaign's, as a form would send them."""
-    return st.sampled_from([str(x) for x in (
-        w.pc.pk, w.npc.pk, w.ship.pk, w.session.pk, w.encounter.pk, w.player.pk, w.gm.pk, w.outsider.pk,
-        w.foreign_pc.pk, w.foreign_npc.pk, w.foreign_ship.pk, w.foreign_session.pk, w.foreign_encounter.pk)])
+    return st.sampled_from(
+        [
+            str(x)
+            for x in (
+                w.pc.pk,
+                w.npc.pk,
+                w.ship.pk,
+                w.session.pk,
+                w.encounter.pk,
+                w.player.pk,
+                w.gm.pk,
+                w.outsider.pk,
+                w.foreign_pc.pk,
+                w.foreign_npc.pk,
+                w.foreign_ship.pk,
+                w.foreign_session.pk,
+                w.foreign_encounter.pk,
+            )
+        ]
+    )
 
 
 def id_or_junk(w):
@@ -223,8 +308,14 @@ def id_or_junk(w):
 
 # --- accounts --------------------------------------------------------------------------------------------------------
 
-SIGNUP = {"username": "newcomer", "email": "n@example.com", "timezone": "Europe/Paris",
-          "password1": PASSWORD, "password2": PASSWORD, "next": "/"}
+SIGNUP = {
+    "username": "newcomer",
+    "email": "n@example.com",
+    "timezone": "Europe/Paris",
+    "password1": PASSWORD,
+    "password2": PASSWORD,
+    "next": "/",
+}
 
 
 @FUZZ
@@ -249,8 +340,11 @@ def test_fuzz_login(client, world, form):
 
 
 @FUZZ
-@given(form=mutated({"first_name": "Gemma", "email": "g@example.com", "timezone": "UTC"},
-                    ["first_name", "email", "timezone"]))
+@given(
+    form=mutated(
+        {"first_name": "Gemma", "email": "g@example.com", "timezone": "UTC"}, ["first_name", "email", "timezone"]
+    )
+)
 def test_fuzz_profile(client, world, form):
     # The page makes the user's calendar address the first time it shows; made here, so a refused form (400) is
     # checked for what the form itself changed.
@@ -273,8 +367,10 @@ def test_fuzz_password_reset_confirm(client, world, form):
 
     as_user(client, None)
     world.gm.refresh_from_db()
-    link = reverse("password_reset_confirm", args=[urlsafe_base64_encode(force_bytes(world.gm.pk)),
-                                                   default_token_generator.make_token(world.gm)])
+    link = reverse(
+        "password_reset_confirm",
+        args=[urlsafe_base64_encode(force_bytes(world.gm.pk)), default_token_generator.make_token(world.gm)],
+    )
     check(client, "post", client.get(link)["Location"], form)
 
 
@@ -286,8 +382,13 @@ def test_fuzz_join_code(client, world, form):
 
 # --- campaigns -------------------------------------------------------------------------------------------------------
 
-CAMPAIGN = {"name": "Drift", "description": "Space!", "combat_model": "burn_bryte", "enemy_health_visibility": "none",
-            "reminder_offsets": "24, 1"}
+CAMPAIGN = {
+    "name": "Drift",
+    "description": "Space!",
+    "combat_model": "burn_bryte",
+    "enemy_health_visibility": "none",
+    "reminder_offsets": "24, 1",
+}
 
 
 @FUZZ
@@ -314,23 +415,41 @@ def test_fuzz_invite(client, world, form):
 @FUZZ
 @given(form=mutated({"role": "gm"}, ["role"]), member=st.sampled_from(["player", "foreign"]))
 def test_fuzz_member_role(client, world, form, member):
-    membership = Membership.objects.get(user=world.player if member == "player" else world.outsider,
-                                        campaign=world.campaign if member == "player" else world.foreign_campaign)
+    membership = Membership.objects.get(
+        user=world.player if member == "player" else world.outsider,
+        campaign=world.campaign if member == "player" else world.foreign_campaign,
+    )
     url = reverse("member_role", args=[world.campaign.pk, membership.pk])
     check(as_user(client, world.gm), "post", url, form)
 
 
 STAT_FIELDS = sorted({f"s_{s.key}" for m in registry.MODELS.values() for s in m.stats.stats})
-CHARACTER = {"name": "Luwe", "system": "burn_bryte", "kind": "pc", "owner": "", "quantity": "1", "notes": "",
-             "gm_notes": ""}
+CHARACTER = {
+    "name": "Luwe",
+    "system": "burn_bryte",
+    "kind": "pc",
+    "owner": "",
+    "quantity": "1",
+    "notes": "",
+    "gm_notes": "",
+}
 
 
 def character_forms(w: World):
-    base = {**CHARACTER, "owner": str(w.player.pk),
-            **{f"s_{k}": (", ".join(v) if isinstance(v, list) else str(v))
-               for k, v in registry.get("burn_bryte").stats.defaults().items() if not isinstance(v, bool)}}
-    return mutated(base, [*CHARACTER, "is_template", *STAT_FIELDS], st.one_of(value, ids(w),
-                   st.sampled_from(list(registry.MODELS))))
+    base = {
+        **CHARACTER,
+        "owner": str(w.player.pk),
+        **{
+            f"s_{k}": (", ".join(v) if isinstance(v, list) else str(v))
+            for k, v in registry.get("burn_bryte").stats.defaults().items()
+            if not isinstance(v, bool)
+        },
+    }
+    return mutated(
+        base,
+        [*CHARACTER, "is_template", *STAT_FIELDS],
+        st.one_of(value, ids(w), st.sampled_from(list(registry.MODELS))),
+    )
 
 
 @FUZZ
@@ -339,33 +458,59 @@ def test_fuzz_character_create_and_edit(client, world, data):
     who = data.draw(st.sampled_from(["gm", "player"]))
     creating = data.draw(st.booleans())
     form = data.draw(character_forms(world))
-    url = (reverse("character_create", args=[world.campaign.pk]) if creating
-           else reverse("character_edit", args=[world.campaign.pk, world.pc.pk]))
+    url = (
+        reverse("character_create", args=[world.campaign.pk])
+        if creating
+        else reverse("character_edit", args=[world.campaign.pk, world.pc.pk])
+    )
     check(as_user(client, world.gm if who == "gm" else world.player), "post", url, form)
 
 
 # --- ships -----------------------------------------------------------------------------------------------------------
 
-SHIP = {"name": "Lantern", "notes": "", "livability_rating": "3", "mi_health": "3", "mi_health_max": "3",
-        "size": "medium", "tier": "0", "hull": "30", "hull_max": "30", "shields": "20", "shields_max": "20",
-        "hull_dice": "5", "shield_dice": "5", "shield_type": "directional", "reactor": "fuel_cell",
-        "coupling": "direct", "power_central": "0", "power_communications": "0", "power_engines": "0",
-        "power_shields": "0", "power_sensors": "0", "power_weapons": "0"}
+SHIP = {
+    "name": "Lantern",
+    "notes": "",
+    "livability_rating": "3",
+    "mi_health": "3",
+    "mi_health_max": "3",
+    "size": "medium",
+    "tier": "0",
+    "hull": "30",
+    "hull_max": "30",
+    "shields": "20",
+    "shields_max": "20",
+    "hull_dice": "5",
+    "shield_dice": "5",
+    "shield_type": "directional",
+    "reactor": "fuel_cell",
+    "coupling": "direct",
+    "power_central": "0",
+    "power_communications": "0",
+    "power_engines": "0",
+    "power_shields": "0",
+    "power_sensors": "0",
+    "power_weapons": "0",
+}
 
 
 @FUZZ
 @given(form=mutated(SHIP, list(SHIP)), creating=st.booleans())
 def test_fuzz_ship_create_and_edit(client, world, form, creating):
-    url = (reverse("ship_create", args=[world.campaign.pk]) if creating
-           else reverse("ship_edit", args=[world.campaign.pk, world.ship.pk]))
+    url = (
+        reverse("ship_create", args=[world.campaign.pk])
+        if creating
+        else reverse("ship_edit", args=[world.campaign.pk, world.ship.pk])
+    )
     check(as_user(client, world.gm), "post", url, form)
 
 
 @FUZZ
 @given(data=st.data())
 def test_fuzz_crew_add(client, world, data):
-    form = data.draw(mutated({"character": str(world.pc.pk), "station": "gunner"}, ["character", "station"],
-                             id_or_junk(world)))
+    form = data.draw(
+        mutated({"character": str(world.pc.pk), "station": "gunner"}, ["character", "station"], id_or_junk(world))
+    )
     ship = data.draw(st.sampled_from([world.ship, world.foreign_ship]))
     who = data.draw(st.sampled_from([world.gm, world.player]))
     check(as_user(client, who), "post", reverse("crew_add", args=[world.campaign.pk, ship.pk]), form)
@@ -373,27 +518,50 @@ def test_fuzz_crew_add(client, world, data):
 
 # --- sessions --------------------------------------------------------------------------------------------------------
 
+
 def session_form():
     start = (timezone.localtime() + timedelta(days=5)).strftime("%Y-%m-%dT%H:%M")
     base = {"title": "Relay", "starts_at": start, "length": "3", "length_unit": "hours", "notes": ""}
-    dates = st.one_of(value, st.sampled_from(["9999-12-31T23:59", "0001-01-01T00:00", "2100-02-29T10:00",
-                                              "2999-12-31 23:59:59.999999", "10000-01-01T00:00"]),
-                      st.datetimes().map(lambda d: d.strftime("%Y-%m-%dT%H:%M")))
+    dates = st.one_of(
+        value,
+        st.sampled_from(
+            [
+                "9999-12-31T23:59",
+                "0001-01-01T00:00",
+                "2100-02-29T10:00",
+                "2999-12-31 23:59:59.999999",
+                "10000-01-01T00:00",
+            ]
+        ),
+        st.datetimes().map(lambda d: d.strftime("%Y-%m-%dT%H:%M")),
+    )
     return mutated(base, list(base), dates)
 
 
 @FUZZ
-@given(form=session_form(), creating=st.booleans(), zone=st.sampled_from(["UTC", "Pacific/Kiritimati",
-                                                                          "Pacific/Pago_Pago"]))
-@example(form={"title": "Late", "starts_at": "9999-12-31T23:59", "length": "3", "length_unit": "hours", "notes": ""},
-         creating=True, zone="Pacific/Pago_Pago")
-@example(form={"title": "Late", "starts_at": "9999-12-31T23:59", "length": "3", "length_unit": "hours", "notes": ""},
-         creating=True, zone="UTC")
+@given(
+    form=session_form(),
+    creating=st.booleans(),
+    zone=st.sampled_from(["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago"]),
+)
+@example(
+    form={"title": "Late", "starts_at": "9999-12-31T23:59", "length": "3", "length_unit": "hours", "notes": ""},
+    creating=True,
+    zone="Pacific/Pago_Pago",
+)
+@example(
+    form={"title": "Late", "starts_at": "9999-12-31T23:59", "length": "3", "length_unit": "hours", "notes": ""},
+    creating=True,
+    zone="UTC",
+)
 def test_fuzz_session_create_and_edit(client, world, form, creating, zone):
     world.gm.timezone = zone
     world.gm.save(update_fields=["timezone"])
-    url = (reverse("session_create", args=[world.campaign.pk]) if creating
-           else reverse("session_edit", args=[world.campaign.pk, world.session.pk]))
+    url = (
+        reverse("session_create", args=[world.campaign.pk])
+        if creating
+        else reverse("session_edit", args=[world.campaign.pk, world.session.pk])
+    )
     response = check(as_user(client, world.gm), "post", url, form)
     if response.status_code == 302:  # and whatever was saved can be shown
         assert as_user(client, world.gm).get(response["Location"]).status_code == 200
@@ -406,23 +574,31 @@ def test_fuzz_rsvp_reminders_and_cancel(client, world, data):
     if data is None:  # a bare word as `next`: redirect() took it for a view name (a 500)
         for name in ("session_rsvp", "reminder_preference"):
             args = [world.campaign.pk, world.session.pk] if name == "session_rsvp" else [world.campaign.pk]
-            response = check(as_user(client, world.player), "post", reverse(name, args=args),
-                              {"answer": "going", "reminders": "on", "next": "home"})
+            response = check(
+                as_user(client, world.player),
+                "post",
+                reverse(name, args=args),
+                {"answer": "going", "reminders": "on", "next": "home"},
+            )
             assert response.status_code == 302 and response["Location"].startswith("/campaigns/")
         return
     endpoint = data.draw(st.sampled_from(["session_rsvp", "reminder_preference", "session_cancel"]))
     htmx = data.draw(st.booleans())
     who = world.gm if endpoint == "session_cancel" else data.draw(st.sampled_from([world.gm, world.player]))
     if endpoint == "session_rsvp":
-        url = reverse("session_rsvp", args=[world.campaign.pk, data.draw(st.sampled_from(
-            [world.session.pk, world.foreign_session.pk]))])
+        url = reverse(
+            "session_rsvp",
+            args=[world.campaign.pk, data.draw(st.sampled_from([world.session.pk, world.foreign_session.pk]))],
+        )
         form = data.draw(mutated({"answer": "going", "next": "/"}, ["answer", "next"]))
     elif endpoint == "reminder_preference":
         url = reverse("reminder_preference", args=[world.campaign.pk])
         form = data.draw(mutated({"reminders": "off", "next": "/"}, ["reminders", "next"]))
     else:
-        url = reverse("session_cancel", args=[world.campaign.pk, data.draw(st.sampled_from(
-            [world.session.pk, world.foreign_session.pk]))])
+        url = reverse(
+            "session_cancel",
+            args=[world.campaign.pk, data.draw(st.sampled_from([world.session.pk, world.foreign_session.pk]))],
+        )
         form = data.draw(mutated({"reason": "Ill."}, ["reason"]))
     response = check(as_user(client, who), "post", url, form, htmx=htmx)
     if response.status_code == 302:
@@ -431,12 +607,23 @@ def test_fuzz_rsvp_reminders_and_cancel(client, world, data):
 
 # --- encounters -------------------------------------------------------------------------------------------------------
 
+
 def encounter_forms(w: World):
-    base = {"name": "Ambush", "model": "burn_bryte", "ship": str(w.ship.pk), "session": "", "pcs": str(w.pc.pk),
-            f"npc_{w.npc.pk}": "2", **{f"setting_{s.key}": str(s.default) for s in burn_bryte.SETTINGS}}
+    base = {
+        "name": "Ambush",
+        "model": "burn_bryte",
+        "ship": str(w.ship.pk),
+        "session": "",
+        "pcs": str(w.pc.pk),
+        f"npc_{w.npc.pk}": "2",
+        **{f"setting_{s.key}": str(s.default) for s in burn_bryte.SETTINGS},
+    }
     names = [*base, "hidden", f"npc_{w.foreign_npc.pk}", "npc_0"]
-    return mutated(base, names, st.one_of(value, ids(w), st.lists(ids(w), min_size=1, max_size=3),
-                                          st.sampled_from(list(registry.MODELS))))
+    return mutated(
+        base,
+        names,
+        st.one_of(value, ids(w), st.lists(ids(w), min_size=1, max_size=3), st.sampled_from(list(registry.MODELS))),
+    )
 
 
 @FUZZ
@@ -460,22 +647,30 @@ def test_an_id_too_large_for_the_column_in_any_url_is_a_404(client, world):
 
     from tests.test_permissions import MATRIX, _url_and_data
 
-    rows = {"campaign": world.campaign, "pc": world.pc, "ship": world.ship, "encounter": world.encounter,
-              "session": world.session, "member": Membership.objects.get(user=world.player),
-              "post": None, "export": None}
+    rows = {
+        "campaign": world.campaign,
+        "pc": world.pc,
+        "ship": world.ship,
+        "encounter": world.encounter,
+        "session": world.session,
+        "member": Membership.objects.get(user=world.player),
+        "post": None,
+        "export": None,
+    }
     from combat.models import ExportJob
     from ships.models import CrewAssignment
 
     rows["post"] = CrewAssignment.objects.create(ship=world.ship, character=world.pc, station="gunner")
-    rows["export"] = ExportJob.objects.create(encounter=world.encounter, requested_by=world.gm, gm_view=True,
-                                                format="csv")
+    rows["export"] = ExportJob.objects.create(
+        encounter=world.encounter, requested_by=world.gm, gm_view=True, format="csv"
+    )
     as_user(client, world.gm)
     for name, (method, _) in MATRIX.items():
         url, data = _url_and_data(name, rows)
         numbers = list(re.finditer(r"/(\d+)(?=/|\.ics)", url))
         assert numbers, name
         for number in numbers:
-            huge = url[:number.start(1)] + str(2**70) + url[number.end(1):]
+            huge = url[: number.start(1)] + str(2**70) + url[number.end(1) :]
             response = getattr(client, method)(huge, data)
             assert response.status_code == 404, (huge, response.status_code)
 
@@ -490,21 +685,32 @@ def tables(world) -> dict[str, Encounter]:
     running = {}
     for model in COMBAT_MODELS:
         sheet = registry.get(model).stats.defaults()
-        pc = Character.objects.create(campaign=world.campaign, name=f"PC {model}", owner=world.player, system=model,
-                                      stats=sheet)
-        npc = Character.objects.create(campaign=world.campaign, name=f"Foe {model}", kind="npc", system=model,
-                                       stats=sheet)
+        pc = Character.objects.create(
+            campaign=world.campaign, name=f"PC {model}", owner=world.player, system=model, stats=sheet
+        )
+        npc = Character.objects.create(
+            campaign=world.campaign, name=f"Foe {model}", kind="npc", system=model, stats=sheet
+        )
         setup = None
         if model == "sw5e":  # a ship-to-ship fight: the PC pilots the party's ship, the enemy an NPC ship
             ships = []
             for side, crew in ((Ship.Side.PARTY, pc), (Ship.Side.NPC, npc)):
-                ship = Ship.objects.create(campaign=world.campaign, name=f"{side} ship", side=side, hull=30,
-                                           hull_max=30, shields=10, shields_max=10, weapons="laser cannons")
+                ship = Ship.objects.create(
+                    campaign=world.campaign,
+                    name=f"{side} ship",
+                    side=side,
+                    hull=30,
+                    hull_max=30,
+                    shields=10,
+                    shields_max=10,
+                    weapons="laser cannons",
+                )
                 CrewAssignment.objects.create(ship=ship, character=crew, station="pilot")
                 ships.append({"pk": ship.pk, "side": side.value, "surprised": False})
             setup = {"ships": ships, "surprised_crew": []}
-        encounter = combat_services.create_encounter(world.campaign, world.gm, name=f"Fight {model}", model=model,
-                                                     pcs=[pc], enemies=[(npc, 1)], setup=setup)
+        encounter = combat_services.create_encounter(
+            world.campaign, world.gm, name=f"Fight {model}", model=model, pcs=[pc], enemies=[(npc, 1)], setup=setup
+        )
         encounter = combat_services.start_encounter(encounter, world.gm)
         # Past the set-up, to where players act: the GM's (and the PC's) opening moves.
         pc_key, npc_key = f"pc{pc.pk}", f"npc{npc.pk}-1"
@@ -512,9 +718,11 @@ def tables(world) -> dict[str, Encounter]:
             "burn_bryte": [("declare", {"enemy": npc_key, "target": pc_key}), ("start_players", {})],
             "expanse": [("roll_initiative", {})],
             "hero": [("next_segment", {})],
-            "sw5e": [("roll_initiative", {"actor": pc_key}),
-                     ("set_ship_initiative", {"ship": f"ship{setup['ships'][1]['pk']}" if setup else "", "value": -10}),
-                     ("start_combat", {})],
+            "sw5e": [
+                ("roll_initiative", {"actor": pc_key}),
+                ("set_ship_initiative", {"ship": f"ship{setup['ships'][1]['pk']}" if setup else "", "value": -10}),
+                ("start_combat", {}),
+            ],
         }[model]
         for n, (command, data) in enumerate(openings):
             result = combat_services.submit(encounter.pk, world.gm, command, data, f"opening-{n}")
@@ -536,12 +744,16 @@ def act_forms(draw, w: World, tables: dict[str, Encounter], model: str, *, gm: b
     commands = {c.name: c for c in engine.COMMANDS}
     known = [*commands, "undo", *([] if gm else ["end_encounter"])]
     here = list(tables[model].combatants.values_list("key", flat=True))
-    elsewhere = list(Combatant.objects.filter(encounter__in=[*tables.values(), w.foreign_encounter])
-                     .exclude(encounter=tables[model]).values_list("key", flat=True))
+    elsewhere = list(
+        Combatant.objects.filter(encounter__in=[*tables.values(), w.foreign_encounter])
+        .exclude(encounter=tables[model])
+        .values_list("key", flat=True)
+    )
     numbers = ["0", "1", "2", "3", "-1", "20", "on", "1 2", "4 4", ""]
     words = ["attack", "hit", "miss", "pistol", "other", "collapse", "yes"]
-    command = draw(st.one_of(value, st.sampled_from(known))) if draw(st.integers(0, 5)) == 0 else draw(
-        st.sampled_from(known))
+    command = (
+        draw(st.one_of(value, st.sampled_from(known))) if draw(st.integers(0, 5)) == 0 else draw(st.sampled_from(known))
+    )
     cls = commands.get(command) if isinstance(command, str) else None
     fields = {f.name: f for c in ([cls] if cls else engine.COMMANDS) for f in dataclasses.fields(c)}
     form = {"command": command, "key": draw(value) if draw(st.integers(0, 5)) == 0 else draw(st.uuids().map(str))}
@@ -553,8 +765,9 @@ def act_forms(draw, w: World, tables: dict[str, Encounter], model: str, *, gm: b
         if how == 0 or (not cls and how < 6):
             continue
         plausible = [*here, *here, *words, spec.default] if isinstance(spec.default, str) else numbers
-        form[name] = draw(st.one_of(st.sampled_from(elsewhere), ids(w), value) if how == 1
-                          else st.sampled_from(plausible))
+        form[name] = draw(
+            st.one_of(st.sampled_from(elsewhere), ids(w), value) if how == 1 else st.sampled_from(plausible)
+        )
     if draw(st.integers(0, 4)) == 0:  # a field no command has
         form[draw(st.text(min_size=1, max_size=12))] = draw(value)
     return form
@@ -588,15 +801,27 @@ def test_fuzz_encounter_act(client, world, tables, model, data):
 @pytest.mark.parametrize("field", ["text", "key"])
 def test_a_nul_character_in_an_action_is_never_stored(client, world, field):
     """PostgreSQL refuses NUL in text and JSON (a server error there); SQLite would store it."""
-    form = {"command": "declare", "enemy": f"npc{world.npc.pk}-1", "target": f"pc{world.pc.pk}", "text": "fires",
-            "key": "declare-nul", field: "fi\x00res"}
-    check(as_user(client, world.gm), "post", reverse("encounter_act", args=[world.campaign.pk, world.encounter.pk]),
-          form, htmx=True)
+    form = {
+        "command": "declare",
+        "enemy": f"npc{world.npc.pk}-1",
+        "target": f"pc{world.pc.pk}",
+        "text": "fires",
+        "key": "declare-nul",
+        field: "fi\x00res",
+    }
+    check(
+        as_user(client, world.gm),
+        "post",
+        reverse("encounter_act", args=[world.campaign.pk, world.encounter.pk]),
+        form,
+        htmx=True,
+    )
 
 
 def _running(world) -> Encounter:
-    encounter = combat_services.create_encounter(world.campaign, world.gm, name="Brawl", model="burn_bryte",
-                                                 pcs=[world.pc], enemies=[(world.npc, 1)])
+    encounter = combat_services.create_encounter(
+        world.campaign, world.gm, name="Brawl", model="burn_bryte", pcs=[world.pc], enemies=[(world.npc, 1)]
+    )
     return combat_services.start_encounter(encounter, world.gm)
 
 
@@ -635,8 +860,13 @@ def test_an_odd_end_key_is_never_stored_as_is(client, world, key):
 def test_a_body_too_large_to_read_gets_a_sentence_and_changes_nothing(client, world):
     """Three 1 MB fields are over Django's 2.5 MB limit: refused before any view, with a page that says so."""
     encounter = _running(world)
-    form = {"command": "adjust_health", "key": "big", "note": "A" * 1_000_000, "text": "A" * 1_000_000,
-            "target": "A" * 1_000_000}
+    form = {
+        "command": "adjust_health",
+        "key": "big",
+        "note": "A" * 1_000_000,
+        "text": "A" * 1_000_000,
+        "target": "A" * 1_000_000,
+    }
     response = as_user(client, world.gm).post(reverse("encounter_act", args=[world.campaign.pk, encounter.pk]), form)
     assert response.status_code == 400 and "more than Fray takes in one go" in response.content.decode()
     encounter.refresh_from_db()
@@ -652,8 +882,14 @@ def exported(encounter) -> dict:
 
 
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False),
-              st.sampled_from(NASTY[:-1]), st.text(max_size=20)),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False),
+        st.sampled_from(NASTY[:-1]),
+        st.text(max_size=20),
+    ),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
     max_leaves=8,
 )
@@ -664,22 +900,47 @@ json_values = st.recursive(
 @example(data=None)
 def test_fuzz_encounter_import(client, world, data):
     """A GM's JSON export with parts replaced, removed or corrupted; or not JSON at all."""
-    combat_services.submit(world.encounter.pk, world.gm, "declare",
-                           {"enemy": f"npc{world.npc.pk}-1", "target": f"pc{world.pc.pk}", "text": "fires"},
-                           "fuzz-import-setup")
+    combat_services.submit(
+        world.encounter.pk,
+        world.gm,
+        "declare",
+        {"enemy": f"npc{world.npc.pk}-1", "target": f"pc{world.pc.pk}", "text": "fires"},
+        "fuzz-import-setup",
+    )
     good = exported(Encounter.objects.get(pk=world.encounter.pk))
     if data is None:  # the unchanged export imports
         doc = good
     else:
         doc = json.loads(json.dumps(good))
         for _ in range(data.draw(st.integers(1, 3))):
-            path = data.draw(st.sampled_from([
-                ("encounter", "name"), ("encounter", "model"), ("encounter", "settings"), ("encounter",),
-                ("combatants", 0, "key"), ("combatants", 0, "name"), ("combatants", 0, "side"), ("combatants",),
-                ("events", 0, "seq"), ("events", 0, "batch"), ("events", 0, "kind"), ("events", 0, "audience"),
-                ("events", 0, "data"), ("events", 0, "data", "enemy"), ("events",), ("initial",), ("final",),
-                ("initial", "fighters"), ("initial", "phase"), ("version",), ("complete",), ("schema",),
-            ]))
+            path = data.draw(
+                st.sampled_from(
+                    [
+                        ("encounter", "name"),
+                        ("encounter", "model"),
+                        ("encounter", "settings"),
+                        ("encounter",),
+                        ("combatants", 0, "key"),
+                        ("combatants", 0, "name"),
+                        ("combatants", 0, "side"),
+                        ("combatants",),
+                        ("events", 0, "seq"),
+                        ("events", 0, "batch"),
+                        ("events", 0, "kind"),
+                        ("events", 0, "audience"),
+                        ("events", 0, "data"),
+                        ("events", 0, "data", "enemy"),
+                        ("events",),
+                        ("initial",),
+                        ("final",),
+                        ("initial", "fighters"),
+                        ("initial", "phase"),
+                        ("version",),
+                        ("complete",),
+                        ("schema",),
+                    ]
+                )
+            )
             node = doc
             for step in path[:-1]:
                 if isinstance(node, dict) and step in node:
@@ -698,8 +959,9 @@ def test_fuzz_encounter_import(client, world, data):
                 node[last] = data.draw(json_values)
     raw = json.dumps(doc).encode() if data is None or data.draw(st.integers(0, 9)) else data.draw(st.binary())
     upload = SimpleUploadedFile("export.json", raw, content_type="application/json")
-    response = check(as_user(client, world.gm), "post", reverse("encounter_import", args=[world.campaign.pk]),
-                     {"file": upload})
+    response = check(
+        as_user(client, world.gm), "post", reverse("encounter_import", args=[world.campaign.pk]), {"file": upload}
+    )
     imported = "/log/" in response.get("Location", "")  # a refusal is the encounters page again, with a 400
     if data is None:
         assert imported, "the unchanged export was refused"
@@ -711,28 +973,56 @@ def test_fuzz_encounter_import(client, world, data):
 
 def _break(doc, how):
     event = doc["events"][0]
-    {"huge seq": lambda: event.update(seq=2**64), "no seq": lambda: event.update(seq=None),
-     "negative batch": lambda: event.update(batch=-1), "repeated seq": lambda: doc["events"].append(dict(event)),
-     "long side": lambda: doc["combatants"][0].update(side="enemy-of-everyone"),
-     "long name": lambda: doc["encounter"].update(name="N" * 121),
-     "unknown model": lambda: doc["encounter"].update(model="chess"),
-     "NUL": lambda: doc["combatants"][0].update(name="Ni\x00vick"),
-     "unknown fighter": lambda: doc["events"].append({
-         "seq": 99, "batch": 99, "kind": "health_adjusted", "audience": "public",
-         "data": {"target": "npc999999-1", "change": -1}})}[how]()
+    {
+        "huge seq": lambda: event.update(seq=2**64),
+        "no seq": lambda: event.update(seq=None),
+        "negative batch": lambda: event.update(batch=-1),
+        "repeated seq": lambda: doc["events"].append(dict(event)),
+        "long side": lambda: doc["combatants"][0].update(side="enemy-of-everyone"),
+        "long name": lambda: doc["encounter"].update(name="N" * 121),
+        "unknown model": lambda: doc["encounter"].update(model="chess"),
+        "NUL": lambda: doc["combatants"][0].update(name="Ni\x00vick"),
+        "unknown fighter": lambda: doc["events"].append(
+            {
+                "seq": 99,
+                "batch": 99,
+                "kind": "health_adjusted",
+                "audience": "public",
+                "data": {"target": "npc999999-1", "change": -1},
+            }
+        ),
+    }[how]()
 
 
-@pytest.mark.parametrize("how", ["huge seq", "no seq", "negative batch", "repeated seq", "long side", "long name",
-                                 "unknown model", "NUL", "unknown fighter"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "huge seq",
+        "no seq",
+        "negative batch",
+        "repeated seq",
+        "long side",
+        "long name",
+        "unknown model",
+        "NUL",
+        "unknown fighter",
+    ],
+)
 def test_an_import_the_tables_cannot_hold_is_refused(client, world, how):
     """Found by test_fuzz_encounter_import: each was a server error (some on PostgreSQL only)."""
-    combat_services.submit(world.encounter.pk, world.gm, "declare",
-                           {"enemy": f"npc{world.npc.pk}-1", "target": f"pc{world.pc.pk}", "text": "fires"}, "k")
+    combat_services.submit(
+        world.encounter.pk,
+        world.gm,
+        "declare",
+        {"enemy": f"npc{world.npc.pk}-1", "target": f"pc{world.pc.pk}", "text": "fires"},
+        "k",
+    )
     doc = exported(Encounter.objects.get(pk=world.encounter.pk))
     _break(doc, how)
     upload = SimpleUploadedFile("export.json", json.dumps(doc).encode(), content_type="application/json")
-    response = check(as_user(client, world.gm), "post", reverse("encounter_import", args=[world.campaign.pk]),
-                     {"file": upload})
+    response = check(
+        as_user(client, world.gm), "post", reverse("encounter_import", args=[world.campaign.pk]), {"file": upload}
+    )
     assert refused(response)
 
 
@@ -742,8 +1032,9 @@ def test_an_import_with_a_non_finite_number_is_refused(client, world, number):
     text = json.dumps(exported(Encounter.objects.get(pk=world.encounter.pk)))
     text = text.replace('"settings": {', f'"settings": {{"odd": {number}, ', 1)
     upload = SimpleUploadedFile("export.json", text.encode(), content_type="application/json")
-    response = check(as_user(client, world.gm), "post", reverse("encounter_import", args=[world.campaign.pk]),
-                     {"file": upload})
+    response = check(
+        as_user(client, world.gm), "post", reverse("encounter_import", args=[world.campaign.pk]), {"file": upload}
+    )
     assert refused(response)
 
 
@@ -766,8 +1057,11 @@ frames = st.one_of(
     st.text(max_size=200).map(lambda t: {"text_data": t}),
     st.sampled_from(NASTY[:-1]).map(lambda t: {"text_data": t}),
     st.dictionaries(st.text(max_size=10), json_values, max_size=4).map(lambda d: {"text_data": json.dumps(d)}),
-    st.builds(lambda cmd, key: {"text_data": json.dumps({"command": cmd, "key": key, "HEADERS": {}})},
-              st.sampled_from(COMMANDS + ["end_encounter"]), st.text(max_size=10)),
+    st.builds(
+        lambda cmd, key: {"text_data": json.dumps({"command": cmd, "key": key, "HEADERS": {}})},
+        st.sampled_from(COMMANDS + ["end_encounter"]),
+        st.text(max_size=10),
+    ),
     st.binary(max_size=200).map(lambda b: {"bytes_data": b}),
     st.integers(4097, 2 * MIB).map(lambda n: {"text_data": "x" * n}),
     st.just({"text_data": "é" * (MIB + 1)}),
@@ -788,17 +1082,26 @@ def test_fuzz_websocket_frames(ws_world, frame, role):
 
     async def scenario():
         communicator = WebsocketCommunicator(
-            application, f"/ws/campaigns/{encounter.campaign_id}/encounters/{encounter.pk}/",
-            headers=[HOST, ORIGIN, (b"cookie", f"sessionid={cookies[role]}".encode())])
+            application,
+            f"/ws/campaigns/{encounter.campaign_id}/encounters/{encounter.pk}/",
+            headers=[HOST, ORIGIN, (b"cookie", f"sessionid={cookies[role]}".encode())],
+        )
         connected, _ = await communicator.connect(timeout=3)
         assert connected
         await communicator.receive_from(timeout=3)  # the snapshot
-        before = await sync_to_async(lambda: (
-            Encounter.objects.values_list("version", "state", "status").get(pk=encounter.pk),
-            EncounterEvent.objects.count()))()
+        before = await sync_to_async(
+            lambda: (
+                Encounter.objects.values_list("version", "state", "status").get(pk=encounter.pk),
+                EncounterEvent.objects.count(),
+            )
+        )()
         # As a browser sends it (send_to() cannot send an empty text frame).
-        await communicator.send_input({"type": "websocket.receive", **(
-            {"text": frame["text_data"]} if "text_data" in frame else {"bytes": frame["bytes_data"]})})
+        await communicator.send_input(
+            {
+                "type": "websocket.receive",
+                **({"text": frame["text_data"]} if "text_data" in frame else {"bytes": frame["bytes_data"]}),
+            }
+        )
         answer = await communicator.receive_output(timeout=3)
         text = frame.get("text_data")
         if text is None or len(text) > 4096:
@@ -808,9 +1111,12 @@ def test_fuzz_websocket_frames(ws_world, frame, role):
             await communicator.disconnect(timeout=3)
         if communicator.future.done():
             communicator.future.result()  # re-raises if the consumer crashed
-        after = await sync_to_async(lambda: (
-            Encounter.objects.values_list("version", "state", "status").get(pk=encounter.pk),
-            EncounterEvent.objects.count()))()
+        after = await sync_to_async(
+            lambda: (
+                Encounter.objects.values_list("version", "state", "status").get(pk=encounter.pk),
+                EncounterEvent.objects.count(),
+            )
+        )()
         assert after == before
 
     async_to_sync(scenario)()
@@ -823,8 +1129,9 @@ def ws_world(transactional_db):
     Membership.objects.create(campaign=campaign, user=player)
     pc = Character.objects.create(campaign=campaign, name="Luwe", owner=player, system="burn_bryte")
     npc = Character.objects.create(campaign=campaign, name="Nivick", kind="npc", system="burn_bryte")
-    encounter = combat_services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc],
-                                                 enemies=[(npc, 1)])
+    encounter = combat_services.create_encounter(
+        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]
+    )
     combat_services.start_encounter(encounter, gm)
     cookies = {}
     for role, user in (("gm", gm), ("player", player)):
@@ -839,21 +1146,63 @@ def ws_world(transactional_db):
 
 def test_every_post_endpoint_is_fuzzed():
     """A new URL that takes a form needs a fuzz test here (or a reason it takes none)."""
-    fuzzed = {"signup", "login", "profile", "join_code", "campaign_create", "campaign_edit", "gm_notes",
-              "invite_regenerate", "member_role", "character_create", "character_edit", "ship_create", "ship_edit",
-              "crew_add", "session_create", "session_edit", "session_rsvp", "reminder_preference", "session_cancel",
-              "encounter_create", "encounter_act", "encounter_import", "export_start", "encounter_log_reveal",
-              "encounter_end", "password_reset", "password_reset_confirm"}
+    fuzzed = {
+        "signup",
+        "login",
+        "profile",
+        "join_code",
+        "campaign_create",
+        "campaign_edit",
+        "gm_notes",
+        "invite_regenerate",
+        "member_role",
+        "character_create",
+        "character_edit",
+        "ship_create",
+        "ship_edit",
+        "crew_add",
+        "session_create",
+        "session_edit",
+        "session_rsvp",
+        "reminder_preference",
+        "session_cancel",
+        "encounter_create",
+        "encounter_act",
+        "encounter_import",
+        "export_start",
+        "encounter_log_reveal",
+        "encounter_end",
+        "password_reset",
+        "password_reset_confirm",
+    }
     # POSTs without fields (a button and the ids in the URL), covered by tests/test_permissions.py, and the
     # password change (Django's own form).
-    no_fields = {"logout", "invite_revoke", "member_remove", "character_delete", "ship_delete", "crew_remove",
-                 "session_done", "calendar_rotate", "password_change", "encounter_start", "encounter_delete",
-                 "export_retry"}
+    no_fields = {
+        "logout",
+        "invite_revoke",
+        "member_remove",
+        "character_delete",
+        "ship_delete",
+        "crew_remove",
+        "session_done",
+        "calendar_rotate",
+        "password_change",
+        "encounter_start",
+        "encounter_delete",
+        "export_retry",
+    }
     # GET-only pages and downloads.
     from tests.test_permissions import ACCOUNT_URLS, MATRIX, PUBLIC_URLS, _app_url_names
 
     gets = {n for n, (method, _) in MATRIX.items() if method == "get"} | {
-        "home", "join_link", "healthz", "calendar_feed", "password_change_done", "notifications",
-        "password_reset_done", "password_reset_complete"}
+        "home",
+        "join_link",
+        "healthz",
+        "calendar_feed",
+        "password_change_done",
+        "notifications",
+        "password_reset_done",
+        "password_reset_complete",
+    }
     gets -= fuzzed
     assert fuzzed | no_fields | gets == _app_url_names() == set(MATRIX) | ACCOUNT_URLS | PUBLIC_URLS

@@ -29,21 +29,35 @@ ROLES = ("anonymous", "outsider", "removed", "player", "other_player", "demoted"
 
 def gm_only(gm=OK) -> dict:
     """Only a GM of the campaign: every other member, present or past, gets the 404 of a missing page."""
-    return {"anonymous": LOGIN, "outsider": NOT_FOUND, "removed": NOT_FOUND, "player": NOT_FOUND,
-            "other_player": NOT_FOUND, "demoted": NOT_FOUND, "gm": gm}
+    return {
+        "anonymous": LOGIN,
+        "outsider": NOT_FOUND,
+        "removed": NOT_FOUND,
+        "player": NOT_FOUND,
+        "other_player": NOT_FOUND,
+        "demoted": NOT_FOUND,
+        "gm": gm,
+    }
 
 
 def members(*, player=OK, others=OK, gm=OK) -> dict:
     """Every member; `others` is what a player who does not own the subject character gets (the demoted GM is
     such a player now). A removed member is an outsider again."""
-    return {"anonymous": LOGIN, "outsider": NOT_FOUND, "removed": NOT_FOUND, "player": player,
-            "other_player": others, "demoted": others, "gm": gm}
+    return {
+        "anonymous": LOGIN,
+        "outsider": NOT_FOUND,
+        "removed": NOT_FOUND,
+        "player": player,
+        "other_player": others,
+        "demoted": others,
+        "gm": gm,
+    }
 
 
 def logged_in(outcome) -> dict:
     """The same for everyone logged in, member or not (a method the URL never takes: 405 says nothing about the
     campaign)."""
-    return {"anonymous": LOGIN, **{role: outcome for role in ROLES[1:]}}
+    return {"anonymous": LOGIN, **dict.fromkeys(ROLES[1:], outcome)}
 
 
 POST_ONLY = logged_in(NOT_ALLOWED)  # a GET of a button's URL
@@ -59,11 +73,15 @@ MATRIX = {
     "invite_revoke": ("post", {"get": POST_ONLY, "post": gm_only()}),
     "member_role": ("post", {"get": POST_ONLY, "post": gm_only()}),
     "member_remove": ("post", {"get": POST_ONLY, "post": gm_only()}),
-    "character_create": ("get", {"get": members(), "post": members(player=FORM_ERROR, others=FORM_ERROR,
-                                                                    gm=FORM_ERROR)}),
+    "character_create": (
+        "get",
+        {"get": members(), "post": members(player=FORM_ERROR, others=FORM_ERROR, gm=FORM_ERROR)},
+    ),
     "character": ("get", {"get": members(), "post": members()}),
-    "character_edit": ("get", {"get": members(others=NOT_FOUND), "post": members(player=FORM_ERROR,
-                                                                                  others=NOT_FOUND, gm=FORM_ERROR)}),
+    "character_edit": (
+        "get",
+        {"get": members(others=NOT_FOUND), "post": members(player=FORM_ERROR, others=NOT_FOUND, gm=FORM_ERROR)},
+    ),
     "character_delete": ("post", {"get": POST_ONLY, "post": members(others=NOT_FOUND)}),
     "ship_create": ("get", {"get": gm_only(), "post": gm_only(FORM_ERROR)}),
     "ship": ("get", {"get": members(), "post": members()}),
@@ -100,12 +118,30 @@ MATRIX = {
     "reminder_preference": ("post", {"get": POST_ONLY, "post": members()}),
 }
 # URLs outside any campaign: anyone logged in may use them, anonymous visitors log in first.
-ACCOUNT_URLS = {"profile", "password_change", "password_change_done", "join_code", "campaign_create",
-                "notifications", "calendar_rotate"}
+ACCOUNT_URLS = {
+    "profile",
+    "password_change",
+    "password_change_done",
+    "join_code",
+    "campaign_create",
+    "notifications",
+    "calendar_rotate",
+}
 # calendar_feed: no login (calendar apps), the secret token is the key; tests/campaigns/test_calendar.py.
 # password_reset*: for whoever forgot their password; tests/campaigns/test_password_reset.py.
-PUBLIC_URLS = {"home", "signup", "login", "logout", "join_link", "healthz", "calendar_feed",
-               "password_reset", "password_reset_done", "password_reset_confirm", "password_reset_complete"}
+PUBLIC_URLS = {
+    "home",
+    "signup",
+    "login",
+    "logout",
+    "join_link",
+    "healthz",
+    "calendar_feed",
+    "password_reset",
+    "password_reset_done",
+    "password_reset_confirm",
+    "password_reset_complete",
+}
 
 
 def _app_url_names():
@@ -147,54 +183,103 @@ def world(campaign, pc, npc, gm, player, other_player, outsider):
     removed, demoted = make_user("rhea"), make_user("dora")
     Character.objects.create(campaign=campaign, name="Ori", owner=removed, system="burn_bryte")
     campaign_services.remove_member(campaign, Membership.objects.create(campaign=campaign, user=removed))
-    campaign_services.set_role(campaign, Membership.objects.create(campaign=campaign, user=demoted,
-                                                                   role=Membership.Role.GM), Membership.Role.PLAYER)
+    campaign_services.set_role(
+        campaign,
+        Membership.objects.create(campaign=campaign, user=demoted, role=Membership.Role.GM),
+        Membership.Role.PLAYER,
+    )
 
-    encounter = combat_services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc],
-                                                 enemies=[(npc, 2)])
+    encounter = combat_services.create_encounter(
+        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 2)]
+    )
     combat_services.start_encounter(encounter, gm)
     # Phase 2, where the player may claim their PC's turn (encounter_act's POST).
     for n in (1, 2):
-        assert combat_services.submit(encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-{n}",
-                                                                    "target": f"pc{pc.pk}"}, f"declare-{n}").ok
+        assert combat_services.submit(
+            encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-{n}", "target": f"pc{pc.pk}"}, f"declare-{n}"
+        ).ok
     assert combat_services.submit(encounter.pk, gm, "start_players", {}, "start").ok
 
-    game = sessions.create_session(campaign, gm, title="Relay", starts_at=timezone.now() + timedelta(days=2),
-                                   duration_minutes=180)
+    game = sessions.create_session(
+        campaign, gm, title="Relay", starts_at=timezone.now() + timedelta(days=2), duration_minutes=180
+    )
     export = ExportJob.objects.create(encounter=encounter, requested_by=gm, gm_view=True, format="md")
     run_export(export.pk)
-    users = {"anonymous": None, "outsider": outsider, "removed": removed, "player": player,
-             "other_player": other_player, "demoted": demoted, "gm": gm}
-    return {"campaign": campaign, "pc": pc, "ship": ship, "post": post, "member": member, "encounter": encounter,
-            "export": export, "session": game, "users": users}
+    users = {
+        "anonymous": None,
+        "outsider": outsider,
+        "removed": removed,
+        "player": player,
+        "other_player": other_player,
+        "demoted": demoted,
+        "gm": gm,
+    }
+    return {
+        "campaign": campaign,
+        "pc": pc,
+        "ship": ship,
+        "post": post,
+        "member": member,
+        "encounter": encounter,
+        "export": export,
+        "session": game,
+        "users": users,
+    }
 
 
 def _url_and_data(name, w):
     c = w["campaign"].pk
     args = {
-        "campaign": [c], "campaign_edit": [c], "gm_notes": [c], "invite_regenerate": [c], "invite_revoke": [c],
-        "member_role": [c, w["member"].pk], "member_remove": [c, w["member"].pk],
-        "character_create": [c], "character": [c, w["pc"].pk], "character_edit": [c, w["pc"].pk],
-        "character_delete": [c, w["pc"].pk], "ship_create": [c], "ship": [c, w["ship"].pk],
-        "ship_edit": [c, w["ship"].pk], "ship_delete": [c, w["ship"].pk], "crew_add": [c, w["ship"].pk],
+        "campaign": [c],
+        "campaign_edit": [c],
+        "gm_notes": [c],
+        "invite_regenerate": [c],
+        "invite_revoke": [c],
+        "member_role": [c, w["member"].pk],
+        "member_remove": [c, w["member"].pk],
+        "character_create": [c],
+        "character": [c, w["pc"].pk],
+        "character_edit": [c, w["pc"].pk],
+        "character_delete": [c, w["pc"].pk],
+        "ship_create": [c],
+        "ship": [c, w["ship"].pk],
+        "ship_edit": [c, w["ship"].pk],
+        "ship_delete": [c, w["ship"].pk],
+        "crew_add": [c, w["ship"].pk],
         "crew_remove": [c, w["ship"].pk, w["post"].pk],
-        "encounters": [c], "encounter_create": [c], "encounter": [c, w["encounter"].pk],
-        "encounter_act": [c, w["encounter"].pk], "encounter_start": [c, w["encounter"].pk],
-        "encounter_delete": [c, w["encounter"].pk], "encounter_end": [c, w["encounter"].pk],
-        "encounter_import": [c], "archive": [c], "encounter_log": [c, w["encounter"].pk],
+        "encounters": [c],
+        "encounter_create": [c],
+        "encounter": [c, w["encounter"].pk],
+        "encounter_act": [c, w["encounter"].pk],
+        "encounter_start": [c, w["encounter"].pk],
+        "encounter_delete": [c, w["encounter"].pk],
+        "encounter_end": [c, w["encounter"].pk],
+        "encounter_import": [c],
+        "archive": [c],
+        "encounter_log": [c, w["encounter"].pk],
         "encounter_log_reveal": [c, w["encounter"].pk],
-        "export_start": [c, w["encounter"].pk], "export_status": [c, w["export"].pk],
-        "export_download": [c, w["export"].pk], "export_retry": [c, w["export"].pk],
-        "sessions": [c], "session_create": [c], "session": [c, w["session"].pk], "session_edit": [c, w["session"].pk],
-        "session_cancel": [c, w["session"].pk], "session_done": [c, w["session"].pk],
-        "session_rsvp": [c, w["session"].pk], "session_ics": [c, w["session"].pk], "reminder_preference": [c],
+        "export_start": [c, w["encounter"].pk],
+        "export_status": [c, w["export"].pk],
+        "export_download": [c, w["export"].pk],
+        "export_retry": [c, w["export"].pk],
+        "sessions": [c],
+        "session_create": [c],
+        "session": [c, w["session"].pk],
+        "session_edit": [c, w["session"].pk],
+        "session_cancel": [c, w["session"].pk],
+        "session_done": [c, w["session"].pk],
+        "session_rsvp": [c, w["session"].pk],
+        "session_ics": [c, w["session"].pk],
+        "reminder_preference": [c],
     }[name]
     data = {
-        "invite_regenerate": {"days": 7}, "member_role": {"role": "gm"},
+        "invite_regenerate": {"days": 7},
+        "member_role": {"role": "gm"},
         "crew_add": {"character": w["pc"].pk, "station": "operator"},
         "encounter_act": {"command": "claim_turn", "key": "claim", "actor": f"pc{w['pc'].pk}"},
         "export_start": {"format": "csv"},
-        "session_rsvp": {"answer": "going"}, "reminder_preference": {"reminders": "off"},
+        "session_rsvp": {"answer": "going"},
+        "reminder_preference": {"reminders": "off"},
         "session_cancel": {"reason": "Ill."},
     }.get(name, {})
     if name == "encounter_import":  # the GM's own export of the encounter: imported (no file is a 400 sentence)
@@ -237,7 +322,8 @@ def outcome(response) -> str | int:
         return status
     assert status in (200, 302), status
     refused = (not response.streaming and b'class="notice error-box"' in response.content) or any(
-        m.level >= constants.ERROR for m in get_messages(response.wsgi_request))
+        m.level >= constants.ERROR for m in get_messages(response.wsgi_request)
+    )
     return SENTENCE if refused else OK
 
 
@@ -259,8 +345,9 @@ def _try(client, world, name, role) -> list[str]:
     for method in ("get", "post"):
         before = snapshot()
         # The POST of a page's URL sends a field its form does not know: a bound form, not an empty one.
-        response = getattr(client, method)(url, data if method == usual else ({"unknown": "x"} if method == "post"
-                                                                                 else {}))
+        response = getattr(client, method)(
+            url, data if method == usual else ({"unknown": "x"} if method == "post" else {})
+        )
         got = outcome(response)
         if got != expected[method][role]:
             wrong.append(f"{method.upper()} as {role}: {got}, expected {expected[method][role]}")
@@ -269,8 +356,7 @@ def _try(client, world, name, role) -> list[str]:
         elif got == FORM_ERROR and name == "crew_add":
             assert "Choose one of the campaign" in response.content.decode()
         elif got == SENTENCE and name == "encounter_act":
-            assert [str(m) for m in get_messages(response.wsgi_request)] == [
-                "You can act only for your own character."]
+            assert [str(m) for m in get_messages(response.wsgi_request)] == ["You can act only for your own character."]
     return wrong
 
 
@@ -314,13 +400,24 @@ def test_an_npc_ship_is_the_gms_alone(client, world, request, name, role):
         assert "Lantern" not in page  # not on their ship list either
 
 
-ENCOUNTER_URLS = ("encounter", "encounter_act", "encounter_start", "encounter_delete", "encounter_end",
-                  "encounter_log", "encounter_log_reveal", "export_start")
+ENCOUNTER_URLS = (
+    "encounter",
+    "encounter_act",
+    "encounter_start",
+    "encounter_delete",
+    "encounter_end",
+    "encounter_log",
+    "encounter_log_reveal",
+    "export_start",
+)
 
 
 def test_every_encounter_url_is_tried_on_a_draft():
     uses_encounter = {name for name in MATRIX if "encounter" in name or name == "export_start"} - {
-        "encounters", "encounter_create", "encounter_import"}
+        "encounters",
+        "encounter_create",
+        "encounter_import",
+    }
     assert uses_encounter == set(ENCOUNTER_URLS)
 
 
@@ -331,8 +428,9 @@ def test_a_draft_is_the_gms_alone(client, world, request, gm, pc, npc, name, rol
     from combat import services as combat_services
     from combat.models import Encounter, EncounterEvent
 
-    draft = combat_services.create_encounter(world["campaign"], gm, name="Secret plan", model="burn_bryte",
-                                             pcs=[pc], enemies=[(npc, 1)])
+    draft = combat_services.create_encounter(
+        world["campaign"], gm, name="Secret plan", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]
+    )
     method = MATRIX[name][0]
     _login(client, role, world)
     url, data = _url_and_data(name, {**world, "encounter": draft})
@@ -349,10 +447,16 @@ def test_a_draft_is_the_gms_alone(client, world, request, gm, pc, npc, name, rol
 def test_unknown_ids_are_404_not_500(client, world, request, role):
     _login(client, role, world)
     c = world["campaign"].pk
-    for url in (f"/campaigns/{c + 999}/", f"/campaigns/{c}/characters/999999/", f"/campaigns/{c}/ships/999999/",
-                f"/campaigns/{c}/ships/{world['ship'].pk}/crew/999999/remove/", "/join/not-a-token/",
-                f"/campaigns/{c}/sessions/999999/", f"/campaigns/{c}/sessions/999999/session.ics",
-                "/calendar/not-a-token.ics"):
+    for url in (
+        f"/campaigns/{c + 999}/",
+        f"/campaigns/{c}/characters/999999/",
+        f"/campaigns/{c}/ships/999999/",
+        f"/campaigns/{c}/ships/{world['ship'].pk}/crew/999999/remove/",
+        "/join/not-a-token/",
+        f"/campaigns/{c}/sessions/999999/",
+        f"/campaigns/{c}/sessions/999999/session.ics",
+        "/calendar/not-a-token.ics",
+    ):
         response = client.post(url) if url.endswith("remove/") else client.get(url)
         assert response.status_code == 404, url
 

@@ -38,7 +38,10 @@ def served(tmp_path_factory):
     port = _free_port()
     daphne = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -62,7 +65,7 @@ def test_static_files_are_hashed_compressed_and_cached_for_long(served):
     _, _, body = _get(served + "/accounts/login/")
     page = body.decode()
     start = page.index("/static/vendor/htmx/htmx.min.")
-    path = page[start:page.index('"', start)]
+    path = page[start : page.index('"', start)]
     assert path != "/static/vendor/htmx/htmx.min.js"  # content-hashed name
     request = urllib.request.Request(served + path, headers={"Accept-Encoding": "gzip"})
     with urllib.request.urlopen(request, timeout=5) as response:

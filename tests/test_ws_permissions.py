@@ -74,8 +74,9 @@ def encounters(campaign, gm, pc, npc):
     """An active, a draft and an ended encounter of the campaign; the player's PC fights in each."""
     made = {}
     for state in STATES:
-        encounter = services.create_encounter(campaign, gm, name=f"Fight ({state})", model="burn_bryte", pcs=[pc],
-                                              enemies=[(npc, 1)])
+        encounter = services.create_encounter(
+            campaign, gm, name=f"Fight ({state})", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]
+        )
         if state != "draft":
             services.start_encounter(encounter, gm)
         if state == "ended":
@@ -127,8 +128,9 @@ async def test_matrix(route, state, role, encounters, gm, player, other_player, 
 
 
 @pytest.mark.parametrize("route", sorted(MATRIX))
-async def test_another_campaigns_encounter_and_a_missing_one_are_refused_alike(route, encounters, campaign, player,
-                                                                               gm, outsider):
+async def test_another_campaigns_encounter_and_a_missing_one_are_refused_alike(
+    route, encounters, campaign, player, gm, outsider
+):
     from campaigns import services as campaign_services
     from campaigns.models import Character
 
@@ -137,8 +139,9 @@ async def test_another_campaigns_encounter_and_a_missing_one_are_refused_alike(r
         elsewhere = campaign_services.create_campaign(outsider, name="Elsewhere", combat_model="burn_bryte")
         theirs = Character.objects.create(campaign=elsewhere, name="Ixa", owner=outsider, system="burn_bryte")
         enemy = Character.objects.create(campaign=elsewhere, name="Warden", kind="npc", system="burn_bryte")
-        encounter = services.create_encounter(elsewhere, outsider, name="Theirs", model="burn_bryte", pcs=[theirs],
-                                              enemies=[(enemy, 1)])
+        encounter = services.create_encounter(
+            elsewhere, outsider, name="Theirs", model="burn_bryte", pcs=[theirs], enemies=[(enemy, 1)]
+        )
         services.start_encounter(encounter, outsider)
         return encounter
 
@@ -146,9 +149,13 @@ async def test_another_campaigns_encounter_and_a_missing_one_are_refused_alike(r
     missing = Encounter(pk=theirs.pk + 1000, campaign_id=campaign.pk)
     huge = Encounter(pk=2**70, campaign_id=campaign.pk)  # too large for the id column
     for user in (player, gm):
-        for path in (path_for(route, theirs, campaign_id=campaign.pk),  # through their own campaign's URL
-                     path_for(route, theirs),  # through the other campaign's, where they are not members
-                     path_for(route, missing), path_for(route, huge), path_for(route, huge, campaign_id=2**70)):
+        for path in (
+            path_for(route, theirs, campaign_id=campaign.pk),  # through their own campaign's URL
+            path_for(route, theirs),  # through the other campaign's, where they are not members
+            path_for(route, missing),
+            path_for(route, huge),
+            path_for(route, huge, campaign_id=2**70),
+        ):
             _, connected, code = await open_socket(path, user)
             assert not connected and code == 4404, (user, path, code)
 
@@ -162,8 +169,11 @@ async def test_a_foreign_or_missing_origin_is_refused_on_every_route(route, orig
 
 # --- paths no route serves --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", ["/ws/nowhere/", "/", "/ws/campaigns/1/encounters/x/",
-                                  "/ws/campaigns/1/encounters/1/more/", "/ws/campaigns/1/"])
+
+@pytest.mark.parametrize(
+    "path",
+    ["/ws/nowhere/", "/", "/ws/campaigns/1/encounters/x/", "/ws/campaigns/1/encounters/1/more/", "/ws/campaigns/1/"],
+)
 async def test_a_path_no_route_serves_is_closed_cleanly_and_logs_no_error(path, gm, caplog):
     with caplog.at_level(logging.DEBUG):
         communicator, connected, code = await open_socket(path, gm)
@@ -182,19 +192,24 @@ async def test_a_path_outside_the_root_path_a_client_claims_is_closed_cleanly(en
 
 # --- origins: scheme, host and port ------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("origin", "scope", "expected"), [
-    (b"http://127.0.0.1:8000", {}, ACCEPT),  # the page's own origin
-    (b"http://127.0.0.1:8001", {}, 4403),  # the same host, another port
-    (b"http://127.0.0.1", {}, 4403),
-    (b"https://127.0.0.1:8000", {}, 4403),  # a plain ws:// socket comes from an http:// page
-    (b"https://127.0.0.1:8000", {"scheme": "wss"}, ACCEPT),
-    (b"http://127.0.0.1:8000", {"scheme": "wss"}, 4403),
-    (b"http://localhost:8000", {}, 4403),  # another host name of the same machine
-    (b"null", {}, 4403),
-])
+
+@pytest.mark.parametrize(
+    ("origin", "scope", "expected"),
+    [
+        (b"http://127.0.0.1:8000", {}, ACCEPT),  # the page's own origin
+        (b"http://127.0.0.1:8001", {}, 4403),  # the same host, another port
+        (b"http://127.0.0.1", {}, 4403),
+        (b"https://127.0.0.1:8000", {}, 4403),  # a plain ws:// socket comes from an http:// page
+        (b"https://127.0.0.1:8000", {"scheme": "wss"}, ACCEPT),
+        (b"http://127.0.0.1:8000", {"scheme": "wss"}, 4403),
+        (b"http://localhost:8000", {}, 4403),  # another host name of the same machine
+        (b"null", {}, 4403),
+    ],
+)
 async def test_only_the_pages_own_origin_may_open_the_table(origin, scope, expected, encounters, gm):
-    communicator, connected, code = await open_socket(path_for(sorted(MATRIX)[0], encounters["active"]), gm,
-                                                      origin=(b"origin", origin), scope=scope)
+    communicator, connected, code = await open_socket(
+        path_for(sorted(MATRIX)[0], encounters["active"]), gm, origin=(b"origin", origin), scope=scope
+    )
     try:
         assert (ACCEPT if connected else code) == expected, (origin, scope, code)
     finally:
@@ -203,22 +218,29 @@ async def test_only_the_pages_own_origin_may_open_the_table(origin, scope, expec
 
 
 async def test_a_host_outside_allowed_hosts_is_refused_even_from_its_own_origin(encounters, gm):
-    _, connected, code = await open_socket(path_for(sorted(MATRIX)[0], encounters["active"]), gm,
-                                           origin=(b"origin", b"http://evil.example.com:8000"),
-                                           host=(b"host", b"evil.example.com:8000"))
+    _, connected, code = await open_socket(
+        path_for(sorted(MATRIX)[0], encounters["active"]),
+        gm,
+        origin=(b"origin", b"http://evil.example.com:8000"),
+        host=(b"host", b"evil.example.com:8000"),
+    )
     assert not connected and code == 4403
 
 
-@pytest.mark.parametrize(("origin", "expected"), [
-    (b"https://play.example.com", ACCEPT),  # listed
-    (b"https://table.fray.example.org", ACCEPT),  # a subdomain of a listed *. entry
-    (b"http://play.example.com", 4403),  # another scheme
-    (b"https://play.example.com:8443", 4403),  # another port
-])
+@pytest.mark.parametrize(
+    ("origin", "expected"),
+    [
+        (b"https://play.example.com", ACCEPT),  # listed
+        (b"https://table.fray.example.org", ACCEPT),  # a subdomain of a listed *. entry
+        (b"http://play.example.com", 4403),  # another scheme
+        (b"https://play.example.com:8443", 4403),  # another port
+    ],
+)
 async def test_an_origin_in_csrf_trusted_origins_may_open_the_table(origin, expected, encounters, gm, settings):
     settings.CSRF_TRUSTED_ORIGINS = ["https://play.example.com", "https://*.fray.example.org"]
-    communicator, connected, code = await open_socket(path_for(sorted(MATRIX)[0], encounters["active"]), gm,
-                                                      origin=(b"origin", origin))
+    communicator, connected, code = await open_socket(
+        path_for(sorted(MATRIX)[0], encounters["active"]), gm, origin=(b"origin", origin)
+    )
     try:
         assert (ACCEPT if connected else code) == expected, (origin, code)
     finally:
@@ -247,14 +269,15 @@ print("CODES", json.dumps(asyncio.run(main())))
 """
 PRODUCTION_CASES = [  # (headers, expected close code)
     ([("host", "fray.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://fray.example.com")], 4401),
-    ([("host", "fray.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://fray.example.com:8443")],
-     4403),
+    ([("host", "fray.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://fray.example.com:8443")], 4403),
     ([("host", "fray.example.com"), ("x-forwarded-proto", "https"), ("origin", "http://fray.example.com")], 4403),
     ([("host", "fray.example.com"), ("origin", "https://fray.example.com")], 4403),  # not through the TLS proxy
     ([("host", "fray.example.com"), ("x-forwarded-proto", "https")], 4403),  # no Origin at all
     ([("host", "fray.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://play.example.com")], 4401),
-    ([("host", "evil.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://evil.example.com")],
-     4403),  # a host not in ALLOWED_HOSTS
+    (
+        [("host", "evil.example.com"), ("x-forwarded-proto", "https"), ("origin", "https://evil.example.com")],
+        4403,
+    ),  # a host not in ALLOWED_HOSTS
 ]
 
 
@@ -262,9 +285,19 @@ def test_production_settings_check_the_whole_origin(tmp_path):
     from tests.test_deploy import run_manage
 
     script = f"CASES = {json.dumps(json.dumps([headers for headers, _ in PRODUCTION_CASES]))}\n{PRODUCTION_SOCKETS}"
-    result = run_manage("shell", "-c", script, tmp_path=tmp_path, env_overrides={
-        "SECRET_KEY": secrets.token_hex(32), "ALLOWED_HOSTS": "fray.example.com",
-        "CSRF_TRUSTED_ORIGINS": "https://play.example.com", "DATABASE_URL": None, "REDIS_URL": None})
+    result = run_manage(
+        "shell",
+        "-c",
+        script,
+        tmp_path=tmp_path,
+        env_overrides={
+            "SECRET_KEY": secrets.token_hex(32),
+            "ALLOWED_HOSTS": "fray.example.com",
+            "CSRF_TRUSTED_ORIGINS": "https://play.example.com",
+            "DATABASE_URL": None,
+            "REDIS_URL": None,
+        },
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     codes = json.loads(next(line for line in result.stdout.splitlines() if line.startswith("CODES "))[6:])

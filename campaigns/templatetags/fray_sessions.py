@@ -17,8 +17,9 @@ def reminder_offsets_display(value: str) -> str:
         minutes = parse_reminder_offsets(value)
     except ValidationError:
         return ""
-    parts = [f"{m // 60} h" if m % 60 == 0 else (f"{m} min" if m < 60 else f"{m // 60} h {m % 60} min")
-             for m in minutes]
+    parts = [
+        f"{m // 60} h" if m % 60 == 0 else (f"{m} min" if m < 60 else f"{m // 60} h {m % 60} min") for m in minutes
+    ]
     return str(get_text_list(parts, "and"))
 
 
@@ -32,5 +33,5 @@ def webcal(url: str) -> str:
     """http(s)://… -> webcal://…, which phones hand to their calendar app as a subscription."""
     for scheme in ("https://", "http://"):
         if url.startswith(scheme):
-            return "webcal://" + url[len(scheme):]
+            return "webcal://" + url[len(scheme) :]
     return url

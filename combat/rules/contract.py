@@ -107,8 +107,9 @@ class Engine(Protocol):
         players see no entry)."""
         ...
 
-    def fighter_from_sheet(self, key: str, name: str, side: str, owner: int | None, stats: dict[str, Any],
-                           aware_of: tuple[str, ...]) -> Combatant:
+    def fighter_from_sheet(
+        self, key: str, name: str, side: str, owner: int | None, stats: dict[str, Any], aware_of: tuple[str, ...]
+    ) -> Combatant:
         """A combatant built from a character sheet; `aware_of`: the other side's combatants it can see."""
         ...
 

@@ -29,6 +29,7 @@ def require(condition: bool, sentence: str) -> None:
 
 # --- JSON codec for frozen dataclasses -------------------------------------------------------------
 
+
 def to_json(value: Any) -> Any:
     kind: type = type(value)
     if value is None or kind in _SCALARS:
@@ -85,6 +86,7 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
                 except (TypeError, ValueError, KeyError) as exc:
                     last_error = exc
             raise TypeError(f"no type of {tp} fits {data!r}") from last_error
+
         return union
     if origin is tuple:
         args = typing.get_args(tp)
@@ -96,6 +98,7 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
                 item = _decoder(args[0])
                 return tuple(item(value) for value in data)
             return tuple(_decoder(a)(value) for a, value in zip(args, data, strict=True))
+
         return sequence
     if origin is dict:
         key_tp, value_tp = typing.get_args(tp)
@@ -105,6 +108,7 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
                 raise TypeError(f"expected an object for {tp}")
             key, value = _decoder(key_tp), _decoder(value_tp)
             return {key(k): value(v) for k, v in data.items()}
+
         return mapping
     if origin is typing.Literal:
         allowed = typing.get_args(tp)
@@ -113,12 +117,15 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
             if data not in allowed:
                 raise ValueError(f"{data!r} is not one of {allowed}")
             return data
+
         return literal
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+
         def record(data: Any) -> Any:
             if not isinstance(data, dict):
                 raise TypeError(f"expected an object for {tp.__name__}")
             return tp(**{name: decode(data[name]) for name, decode in _field_decoders(tp) if name in data})
+
         return record
     if tp in _PRIMITIVES:
         return _PRIMITIVES[tp]
@@ -177,6 +184,7 @@ def _init_fields(cls: type) -> tuple[tuple[str, Any], ...]:
 
 
 # --- Events, commands, settings -------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Event:
@@ -425,6 +433,28 @@ def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
 
 
 __all__ = [
-    "require", "Command", "Ended", "Event", "EventCodec", "Logged", "MARKERS", "MARKER_SENTENCES", "RuleError",
-    "Setting", "Sight", "as_players_know", "UNSEEN_NAME", "Undone", "active_events", "clean_settings", "is_marker", "coerce_form", "field", "from_json", "ordered_unique", "replay", "seen_by_party", "to_json",
+    "require",
+    "Command",
+    "Ended",
+    "Event",
+    "EventCodec",
+    "Logged",
+    "MARKERS",
+    "MARKER_SENTENCES",
+    "RuleError",
+    "Setting",
+    "Sight",
+    "as_players_know",
+    "UNSEEN_NAME",
+    "Undone",
+    "active_events",
+    "clean_settings",
+    "is_marker",
+    "coerce_form",
+    "field",
+    "from_json",
+    "ordered_unique",
+    "replay",
+    "seen_by_party",
+    "to_json",
 ]

@@ -71,15 +71,42 @@ def choices() -> list[tuple[str, str]]:
 
 # The models Fray plays: one line each.
 BUILT_IN = (
-    CombatModel("burn_bryte", "Burn Bryte", "Three-phase rounds, push-your-luck skill rolls.",
-                burn_bryte_stats.STATS, burn_bryte_stats.SUMMARY, burn_bryte,
-                "combat.tables.burn_bryte.BurnBryteTable"),
-    CombatModel("sw5e", "SW5e starships", "Ship turns, power dice, crew stations.",
-                sw5e_stats.STATS, sw5e_stats.SUMMARY, sw5e, "combat.tables.sw5e.Sw5eTable"),
-    CombatModel("hero", "HERO System", "The speed chart: 12 segments, phases in DEX order.",
-                hero_stats.STATS, hero_stats.SUMMARY, hero, "combat.tables.hero.HeroTable"),
-    CombatModel("expanse", "The Expanse (AGE)", "Initiative with the Drama Die, major and minor actions, stunts.",
-                expanse_stats.STATS, expanse_stats.SUMMARY, expanse, "combat.tables.expanse.ExpanseTable"),
+    CombatModel(
+        "burn_bryte",
+        "Burn Bryte",
+        "Three-phase rounds, push-your-luck skill rolls.",
+        burn_bryte_stats.STATS,
+        burn_bryte_stats.SUMMARY,
+        burn_bryte,
+        "combat.tables.burn_bryte.BurnBryteTable",
+    ),
+    CombatModel(
+        "sw5e",
+        "SW5e starships",
+        "Ship turns, power dice, crew stations.",
+        sw5e_stats.STATS,
+        sw5e_stats.SUMMARY,
+        sw5e,
+        "combat.tables.sw5e.Sw5eTable",
+    ),
+    CombatModel(
+        "hero",
+        "HERO System",
+        "The speed chart: 12 segments, phases in DEX order.",
+        hero_stats.STATS,
+        hero_stats.SUMMARY,
+        hero,
+        "combat.tables.hero.HeroTable",
+    ),
+    CombatModel(
+        "expanse",
+        "The Expanse (AGE)",
+        "Initiative with the Drama Die, major and minor actions, stunts.",
+        expanse_stats.STATS,
+        expanse_stats.SUMMARY,
+        expanse,
+        "combat.tables.expanse.ExpanseTable",
+    ),
 )
 for _model in BUILT_IN:
     register(_model)

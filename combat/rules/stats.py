@@ -57,7 +57,9 @@ class Stat:
                 if self.allowed_tags:
                     match = next((a for a in self.allowed_tags if a.lower() == tag.lower()), None)
                     if match is None:
-                        raise ValueError(f"{tag!r} is not one of the {self.label.lower()}: {', '.join(self.allowed_tags)}.")
+                        raise ValueError(
+                            f"{tag!r} is not one of the {self.label.lower()}: {', '.join(self.allowed_tags)}."
+                        )
                     tag = match
                 if tag not in tags:
                     tags.append(tag)

@@ -129,8 +129,9 @@ def fighters_from(engine: Engine, combatants: Sequence[Combatant]) -> tuple[Any,
     for c in combatants:
         others = [o for o in combatants if o.side != c.side and not o.hidden]
         stats = c.character.full_stats() if c.character else {}
-        fighters.append(engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats,
-                                                  tuple(o.key for o in others)))
+        fighters.append(
+            engine.fighter_from_sheet(c.key, c.name, c.side, c.owner_id, stats, tuple(o.key for o in others))
+        )
     return tuple(fighters)
 
 

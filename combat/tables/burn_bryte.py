@@ -21,8 +21,10 @@ ATTACK_SKILLS = ("Ranged", "Melee")  # a phone's default attack skill is the lik
 
 def build_form(form) -> None:
     form.fields["ship"] = forms.ModelChoiceField(
-        queryset=Ship.objects.filter(campaign=form.campaign), required=False,
-        help_text="Its Livability Rating caps Advantages and Nova points.")
+        queryset=Ship.objects.filter(campaign=form.campaign),
+        required=False,
+        help_text="Its Livability Rating caps Advantages and Nova points.",
+    )
 
 
 def initial_state(engine, encounter, combatants):
@@ -41,6 +43,7 @@ def enemy_health(fighter, visibility: str) -> str:
 
 
 # --- the view models ------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, kw_only=True)
 class Named:
@@ -193,9 +196,18 @@ class BurnBrytePrivate(PrivateView):
 
 # --- building them --------------------------------------------------------------------------------------------
 
+
 def _declaration(state, sight: Sight, d) -> DeclarationRow:
-    return DeclarationRow(id=d.id, enemy=sight.name(d.enemy), target=sight.name(d.target), target_key=d.target,
-                          text=d.text, extra=d.extra, defended=d.defended, outcome=d.outcome)
+    return DeclarationRow(
+        id=d.id,
+        enemy=sight.name(d.enemy),
+        target=sight.name(d.target),
+        target_key=d.target,
+        text=d.text,
+        extra=d.extra,
+        defended=d.defended,
+        outcome=d.outcome,
+    )
 
 
 def public_view(encounter, state, gm: bool) -> PlayersTable:
@@ -203,34 +215,66 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
     sight = Sight(state.fighters, gm)
     turn_name = state.fighter(state.turn).name if state.turn else ""
     picker_name = state.fighter(state.picker).name if state.picker else ""
-    pcs = tuple(PcRow(key=f.id, name=f.name, health=f.health, health_max=f.health_max, nova_points=f.nova_points,
-                      took_turn=f.took_turn, acting=f.id == state.turn, down=f.down) for f in state.pcs())
+    pcs = tuple(
+        PcRow(
+            key=f.id,
+            name=f.name,
+            health=f.health,
+            health_max=f.health_max,
+            nova_points=f.nova_points,
+            took_turn=f.took_turn,
+            acting=f.id == state.turn,
+            down=f.down,
+        )
+        for f in state.pcs()
+    )
     declarations = tuple(_declaration(state, sight, d) for d in state.declarations if sight.visible(d.enemy))
-    common = dict(round=state.round, phase=state.phase, phase_title=PHASE_TITLES[state.phase], turn=state.turn,
-                  turn_name=turn_name, chain=state.chain, picker_name=picker_name, advantages=state.advantages,
-                  livability=state.livability, pcs=pcs, declarations=declarations,
-                  pending_failure=state.pending_failure)
+    common = dict(
+        round=state.round,
+        phase=state.phase,
+        phase_title=PHASE_TITLES[state.phase],
+        turn=state.turn,
+        turn_name=turn_name,
+        chain=state.chain,
+        picker_name=picker_name,
+        advantages=state.advantages,
+        livability=state.livability,
+        pcs=pcs,
+        declarations=declarations,
+        pending_failure=state.pending_failure,
+    )
     if not gm:
         visibility = encounter.campaign.enemy_health_visibility
-        enemies = tuple(EnemyRow(key=f.id, name=f.name, down=f.down, health=enemy_health(f, visibility))
-                        for f in state.enemies() if sight.visible(f.id))
+        enemies = tuple(
+            EnemyRow(key=f.id, name=f.name, down=f.down, health=enemy_health(f, visibility))
+            for f in state.enemies()
+            if sight.visible(f.id)
+        )
         return PlayersTable(**common, enemies=enemies)
     players = Sight(state.fighters, gm=False)
     return GmTable(
         **common,
-        enemies=tuple(GmEnemyRow(key=f.id, name=f.name, down=f.down, health=f"{f.health}/{f.health_max} HL",
-                                 unseen=players.unseen(f.id)) for f in state.enemies()),
+        enemies=tuple(
+            GmEnemyRow(
+                key=f.id, name=f.name, down=f.down, health=f"{f.health}/{f.health_max} HL", unseen=players.unseen(f.id)
+            )
+            for f in state.enemies()
+        ),
         collapse=state.collapse,
         change_cost=state.settings.get("change_cost", 1),
         failure_default=state.settings.get("failure_default", "collapse"),
         pcs_left=tuple(f.name for f in state.pcs_left()),
         all_enemies=tuple(Named(key=f.id, name=f.name) for f in state.enemies() if not f.down),
         all_pcs=tuple(Named(key=f.id, name=f.name) for f in state.pcs()),
-        undeclared=tuple(f.name for f in state.enemies() if not f.down and f.aware_of
-                         and not any(d.enemy == f.id and not d.extra for d in state.declarations)),
+        undeclared=tuple(
+            f.name
+            for f in state.enemies()
+            if not f.down and f.aware_of and not any(d.enemy == f.id and not d.extra for d in state.declarations)
+        ),
         everyone=tuple(Named(key=f.id, name=f.name) for f in state.fighters),
         open_declarations=tuple(_declaration(state, sight, d) for d in state.declarations if not d.outcome),
-        skills=tuple(bb.SKILLS), categories=tuple(bb.SKILL_CATEGORIES),
+        skills=tuple(bb.SKILLS),
+        categories=tuple(bb.SKILL_CATEGORIES),
     )
 
 
@@ -245,34 +289,52 @@ def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
         skills = []
         for skill, sides in sorted(f.skills.items()):
             dice = state.complexity(f, skill) if acting else max(2, 2 + f.conditions.modifier(skill))
-            skills.append(SkillOdds(name=skill, sides=sides, dice=dice,
-                                    chance=round(100 * bb.chance_of_success(dice, sides))))
-        mine.append(Sheet(
-            key=f.id, name=f.name, health=f.health, health_max=f.health_max,
-            nova_points=f.nova_points, nova_boxes=f.nova_boxes, speed=f.speed, down=f.down,
-            took_turn=f.took_turn, acting=acting, skills=tuple(skills),
-            conditions=tuple(_conditions(f.conditions)),
-            can_claim=(state.phase == 2 and not state.turn and not state.chain and not f.took_turn
-                       and not f.down),
-            can_pick=state.phase == 2 and not state.turn and state.chain and state.picker == f.id,
-            free_move_used=state.free_move_used if acting else False,
-            pending_failure=acting and state.pending_failure,
-            last_roll=state.last_roll if acting else None,
-            targets=_targets(state, f),
-            attack_skill=max((s for s in skills if s.name in ATTACK_SKILLS),
-                             key=lambda s: (s.chance, s.sides, s.name == ATTACK_SKILLS[0])),
-        ))
+            skills.append(
+                SkillOdds(name=skill, sides=sides, dice=dice, chance=round(100 * bb.chance_of_success(dice, sides)))
+            )
+        mine.append(
+            Sheet(
+                key=f.id,
+                name=f.name,
+                health=f.health,
+                health_max=f.health_max,
+                nova_points=f.nova_points,
+                nova_boxes=f.nova_boxes,
+                speed=f.speed,
+                down=f.down,
+                took_turn=f.took_turn,
+                acting=acting,
+                skills=tuple(skills),
+                conditions=tuple(_conditions(f.conditions)),
+                can_claim=(state.phase == 2 and not state.turn and not state.chain and not f.took_turn and not f.down),
+                can_pick=state.phase == 2 and not state.turn and state.chain and state.picker == f.id,
+                free_move_used=state.free_move_used if acting else False,
+                pending_failure=acting and state.pending_failure,
+                last_roll=state.last_roll if acting else None,
+                targets=_targets(state, f),
+                attack_skill=max(
+                    (s for s in skills if s.name in ATTACK_SKILLS),
+                    key=lambda s: (s.chance, s.sides, s.name == ATTACK_SKILLS[0]),
+                ),
+            )
+        )
     players = Sight(state.fighters, gm=False)  # an unseen enemy's attack is not on the table
     defendable = tuple(
         Defendable(id=d.id, label=f"{players.name(d.enemy)}: {d.text} → {players.name(d.target)}")
-        for d in state.declarations if not d.defended and not d.outcome and players.visible(d.enemy))
+        for d in state.declarations
+        if not d.defended and not d.outcome and players.visible(d.enemy)
+    )
     your_turn = any(m.acting for m in mine)
-    return BurnBrytePrivate(mine=tuple(mine), pickable=tuple(Named(key=f.id, name=f.name) for f in state.pcs_left()),
-                            defendable=defendable, advantages=state.advantages,
-                            entered_dice=bool(state.settings.get("entered_dice")),
-                            your_turn=your_turn,
-                            you_may_act=any(m.can_claim or m.can_pick for m in mine),
-                            **_off_turn(state, mine, your_turn))
+    return BurnBrytePrivate(
+        mine=tuple(mine),
+        pickable=tuple(Named(key=f.id, name=f.name) for f in state.pcs_left()),
+        defendable=defendable,
+        advantages=state.advantages,
+        entered_dice=bool(state.settings.get("entered_dice")),
+        your_turn=your_turn,
+        you_may_act=any(m.can_claim or m.can_pick for m in mine),
+        **_off_turn(state, mine, your_turn),
+    )
 
 
 def _targets(state, f) -> tuple[Named, ...]:
@@ -325,8 +387,11 @@ def _off_turn(state, mine: list[Sheet], your_turn: bool) -> dict:
     if any(m.nova_points and not m.down for m in mine):
         may.append("spend Nova points")
     out_of_turn = f"Out of turn you may {' or '.join(may)}." if may else ""
-    return {"waiting": _waiting(state, [state.fighter(m.key) for m in mine]), "rescue": rescue,
-            "out_of_turn": out_of_turn}
+    return {
+        "waiting": _waiting(state, [state.fighter(m.key) for m in mine]),
+        "rescue": rescue,
+        "out_of_turn": out_of_turn,
+    }
 
 
 def _rescue(state, mine) -> Rescue | None:
@@ -342,8 +407,11 @@ def _rescue(state, mine) -> Rescue | None:
 def _conditions(c) -> list[str]:
     out = []
     for prefix in ("neg", "pos"):
-        minor, moderate, significant = (getattr(c, f"{prefix}_minor"), getattr(c, f"{prefix}_moderate"),
-                                        getattr(c, f"{prefix}_significant"))
+        minor, moderate, significant = (
+            getattr(c, f"{prefix}_minor"),
+            getattr(c, f"{prefix}_moderate"),
+            getattr(c, f"{prefix}_significant"),
+        )
         sign = "negative" if prefix == "neg" else "positive"
         if minor:
             out.append(f"minor {sign} ({'not yet named' if minor == '?' else minor})")
@@ -357,8 +425,10 @@ def _conditions(c) -> list[str]:
 class BurnBryteTable(Table):
     """Burn Bryte at the table: this module's functions are its parts."""
 
-    PERSISTS = ("Health Levels, conditions, Nova points and Nova boxes go back to the characters' sheets; the "
-                "Advantages and Collapse points end with the fight.")
+    PERSISTS = (
+        "Health Levels, conditions, Nova points and Nova boxes go back to the characters' sheets; the "
+        "Advantages and Collapse points end with the fight."
+    )
     review = bb_review
     section_title = staticmethod(bb_review.section_title)
     ME_FIRST = True

@@ -44,16 +44,26 @@ from combat.tables.expanse_views import (
 
 DAMAGE_CONDITIONS = tuple(c for c in CONDITIONS if c != T.TAKEN_OUT)
 EFFECT_LABELS = {
-    "": "None (narrated only)", "fortune": "Regain Fortune per SP", "initiative": "+3 initiative per SP",
-    "defense": "+1 Defense per SP", "cover": "Cover rating per SP", "guardian": "Take an ally's damage",
-    "skirmish": "Move 2 m per SP", "makeshift": "A makeshift weapon", "group_tactics": "An ally moves",
-    "double_team": "An ally attacks", "injure": "Injure the target", "knock_prone": "Knock the target prone",
-    "lightning_attack": "A second attack", "overcome_toughness": "Damage ignores Toughness",
+    "": "None (narrated only)",
+    "fortune": "Regain Fortune per SP",
+    "initiative": "+3 initiative per SP",
+    "defense": "+1 Defense per SP",
+    "cover": "Cover rating per SP",
+    "guardian": "Take an ally's damage",
+    "skirmish": "Move 2 m per SP",
+    "makeshift": "A makeshift weapon",
+    "group_tactics": "An ally moves",
+    "double_team": "An ally attacks",
+    "injure": "Injure the target",
+    "knock_prone": "Knock the target prone",
+    "lightning_attack": "A second attack",
+    "overcome_toughness": "Damage ignores Toughness",
 }
 ALLY_EFFECTS = ("guardian", "group_tactics", "double_team")
 
 
 # --- building and starting ---------------------------------------------------------------------------------------
+
 
 def _stunt_list(value: str) -> None:
     """GM stunts typed in the builder: each needs a name and a cost, and no name may repeat the list's."""
@@ -70,9 +80,13 @@ def _stunt_list(value: str) -> None:
 
 def build_form(form) -> None:
     form.fields["extra_stunts"] = forms.CharField(
-        label="More stunts for this encounter", required=False, max_length=500, validators=[_stunt_list],
+        label="More stunts for this encounter",
+        required=False,
+        max_length=500,
+        validators=[_stunt_list],
         help_text='Name and SP cost, separated by ";", e.g. "Called Shot 4; Feint 1-3; Hostage 4+". '
-                  "The GM can add more during the fight.")
+        "The GM can add more during the fight.",
+    )
 
 
 def clean_form(form, cleaned) -> dict:
@@ -85,6 +99,7 @@ def initial_state(engine, encounter, combatants):
 
 
 # --- what everyone sees ------------------------------------------------------------------------------------------
+
 
 def _ties(state) -> list[list[str]]:
     """Groups of combatants tied on both initiative and the Drama Die (the GM settles them)."""
@@ -102,15 +117,18 @@ def _effects(state, f) -> tuple[str, ...]:
     name = namer(state, True)
     out = []
     for e in state.effects_on(f.id):
-        until = "until the end of the round" if e.until == "round_end" else (
-            "until the start of their next turn" if e.source == f.id else f"until {name(e.source)}'s next turn")
+        until = (
+            "until the end of the round"
+            if e.until == "round_end"
+            else ("until the start of their next turn" if e.source == f.id else f"until {name(e.source)}'s next turn")
+        )
         text = {
             "defend": f"Defend +{e.defense} Defense",
             "all_out": f"All-Out Attack {e.defense} Defense",
             "guard_up": f"Guard Up +{e.defense} Defense and {e.tests} on tests",
             "duck_and_weave": f"Duck and Weave +{e.defense} Defense",
-            "stand_firm": "Standing firm with " + ("Strength (Might)" if e.other == "Strength"
-                                                  else "Dexterity (Acrobatics)"),
+            "stand_firm": "Standing firm with "
+            + ("Strength (Might)" if e.other == "Strength" else "Dexterity (Acrobatics)"),
             "press": f"Pressing the attack on {name(e.other)}" + (" (they moved: pursue!)" if e.triggered else ""),
             "guardian": f"{name(e.other)} takes up to {e.points} of their damage",
         }.get(e.kind, e.kind)
@@ -130,13 +148,32 @@ def _row(state, f, sight: Sight, ties: set[str]) -> Row:
     facts += [f"jammed: {', '.join(jammed)}"] if jammed else []
     facts += [f"prepared: {prepared}"] if prepared else []
     secret = sight.secret(f.id)
-    row = dict(key=f.id, name=f.name, pc=f.side == "pc", acting=state.turn == f.id,
-               interrupting=state.interrupt == f.id, out=f.out, rolled_over=f.rolled_over, conditions=conditions,
-               cover=cover, prepared=prepared, jammed=jammed, numbers=not secret)
+    row = dict(
+        key=f.id,
+        name=f.name,
+        pc=f.side == "pc",
+        acting=state.turn == f.id,
+        interrupting=state.interrupt == f.id,
+        out=f.out,
+        rolled_over=f.rolled_over,
+        conditions=conditions,
+        cover=cover,
+        prepared=prepared,
+        jammed=jammed,
+        numbers=not secret,
+    )
     if secret:
         return Row(**row, facts=tuple(facts))
-    numbers = dict(initiative=f.initiative, drama=f.drama, defense=ex.defense(state, f), toughness=ex.toughness(f),
-                   fortune=f.fortune, fortune_max=f.fortune_max, sp=f.sp, facts=tuple(facts) + _effects(state, f))
+    numbers = dict(
+        initiative=f.initiative,
+        drama=f.drama,
+        defense=ex.defense(state, f),
+        toughness=ex.toughness(f),
+        fortune=f.fortune,
+        fortune_max=f.fortune_max,
+        sp=f.sp,
+        facts=tuple(facts) + _effects(state, f),
+    )
     if not sight.gm:
         return Row(**row, **numbers)
     kind = GmRow if f.side == "pc" else EnemyRow
@@ -162,8 +199,12 @@ def public_view(encounter, state, gm: bool) -> TableView:
         else:  # an enemy's: what is left to absorb is the GM's
             waiting.append(EnemyWaiting(**common, remaining=h.remaining) if gm else Waiting(**common, remaining=None))
     view = dict(
-        round=state.round, begun=state.begun, initiative_rolled=state.initiative_rolled,
-        breathers_taken=state.ended, turn=state.turn, turn_name=name(state.turn) if state.turn else "",
+        round=state.round,
+        begun=state.begun,
+        initiative_rolled=state.initiative_rolled,
+        breathers_taken=state.ended,
+        turn=state.turn,
+        turn_name=name(state.turn) if state.turn else "",
         interrupt_name=name(state.interrupt) if state.interrupt else "",
         order=tuple(_row(state, state.fighter(fid), sight, tied) for fid in ids if sight.visible(fid)),
         waiting=tuple(waiting),
@@ -183,17 +224,27 @@ def _gm_view(state, ties) -> dict:
     everyone = tuple(Ref(key=f.id, name=f.name) for f in state.fighters)
     return dict(
         entered_dice=bool(state.settings.get("entered_dice")),
-        churn=state.churn, churn_jam_cost=state.settings.get("churn_jam_cost", 1),
+        churn=state.churn,
+        churn_jam_cost=state.settings.get("churn_jam_cost", 1),
         tie_groups=tuple(tuple(Ref(key=fid, name=state.fighter(fid).name) for fid in g) for g in ties),
         can_break_ties=state.initiative_rolled and not state.begun,
-        everyone=everyone, conditions=CONDITIONS, panels=tuple(panels),
-        prepared=tuple(Prepared(key=f.id, name=f.name, action=T.MAJOR_ACTIONS.get(f.prepared, f.prepared))
-                       for f in state.fighters if f.prepared and f.can_act and f.id != state.turn),
-        roll_overs=tuple(RollOver(key=f.id, name=f.name, condition=f.roll_over_asked)
-                         for f in state.fighters if f.roll_over_asked and not f.out),
+        everyone=everyone,
+        conditions=CONDITIONS,
+        panels=tuple(panels),
+        prepared=tuple(
+            Prepared(key=f.id, name=f.name, action=T.MAJOR_ACTIONS.get(f.prepared, f.prepared))
+            for f in state.fighters
+            if f.prepared and f.can_act and f.id != state.turn
+        ),
+        roll_overs=tuple(
+            RollOver(key=f.id, name=f.name, condition=f.roll_over_asked)
+            for f in state.fighters
+            if f.roll_over_asked and not f.out
+        ),
         hits=tuple(_hit(state, h, state.fighter(h.target), gm=True) for h in state.hits if h.open),
         stunts=tuple(StuntRow(name=s.name, cost=s.cost_label, text=s.text, effect=s.effect) for s in state.stunts),
-        effects=tuple(EFFECT_LABELS.items()), damage_conditions=DAMAGE_CONDITIONS,
+        effects=tuple(EFFECT_LABELS.items()),
+        damage_conditions=DAMAGE_CONDITIONS,
         jammable=tuple(f.name for f in state.fighters if f.id == state.turn and _missed_gun(state, f)),
         churn_levels=T.CHURN_THRESHOLDS,
     )
@@ -202,11 +253,17 @@ def _gm_view(state, ties) -> dict:
 def _missed_gun(state, f) -> bool:
     mine = [t for t in state.tests if t.fighter == f.id]
     last = mine[-1] if mine else None
-    return bool(last and last.kind in ("attack", "stunt_attack") and not last.success and T.WEAPONS[last.weapon].gun
-                and last.weapon not in f.jammed)
+    return bool(
+        last
+        and last.kind in ("attack", "stunt_attack")
+        and not last.success
+        and T.WEAPONS[last.weapon].gun
+        and last.weapon not in f.jammed
+    )
 
 
 # --- one combatant's controls (a player's phone, or the GM acting for an NPC) --------------------------------------
+
 
 def _actions_left(state, own_turn: bool) -> str:
     if not own_turn:
@@ -250,18 +307,29 @@ def _weapon_rows(state, f) -> tuple[Weapon, ...]:
             parts.append(f"your cover {penalty}")
         if ranged:
             short, longest = ex.weapon_range(state, f, w)
-            reach = f"{short} m" + (f", to {longest} m at -{state.settings.get('long_range_penalty', 2)}"
-                                    if longest > short else "")
+            reach = f"{short} m" + (
+                f", to {longest} m at -{state.settings.get('long_range_penalty', 2)}" if longest > short else ""
+            )
         else:
             reach = f"within {T.MELEE_REACH} m"
         count, sides = ex.damage_dice(f, key, False)
-        rows.append(Weapon(
-            key=key, label=w.label, bonus=total, roll=_roll(total), parts=", ".join(parts), reach=reach,
-            ranged=ranged, jammed=key in f.jammed, gun=w.gun, makeshift=w.makeshift,
-            blocked=ranged and f.cover >= T.TOTAL_COVER,
-            damage=f"{count}d{sides}" + (f" + {' or '.join(a[:3] for a in w.damage_abilities)}"
-                                         if w.damage_abilities else ""),
-        ))
+        rows.append(
+            Weapon(
+                key=key,
+                label=w.label,
+                bonus=total,
+                roll=_roll(total),
+                parts=", ".join(parts),
+                reach=reach,
+                ranged=ranged,
+                jammed=key in f.jammed,
+                gun=w.gun,
+                makeshift=w.makeshift,
+                blocked=ranged and f.cover >= T.TOTAL_COVER,
+                damage=f"{count}d{sides}"
+                + (f" + {' or '.join(a[:3] for a in w.damage_abilities)}" if w.damage_abilities else ""),
+            )
+        )
     return tuple(rows)
 
 
@@ -271,9 +339,16 @@ def _roll(bonus: int) -> str:
 
 def _targets(state, f, gm: bool) -> tuple[Target, ...]:
     sight = Sight(state.fighters, gm)
-    return tuple(Target(key=t.id, name=t.name, defense=None if sight.secret(t.id) else ex.defense(state, t),
-                        total_cover=t.cover >= T.TOTAL_COVER)
-                 for t in state.fighters if t.side != f.side and not t.out and sight.visible(t.id))
+    return tuple(
+        Target(
+            key=t.id,
+            name=t.name,
+            defense=None if sight.secret(t.id) else ex.defense(state, t),
+            total_cover=t.cover >= T.TOTAL_COVER,
+        )
+        for t in state.fighters
+        if t.side != f.side and not t.out and sight.visible(t.id)
+    )
 
 
 def _default_weapon(f, weapons) -> str:
@@ -294,8 +369,14 @@ def _quick_attack(attack_actions, weapons, default_weapon: str, target: Target |
     for w in usable:
         action = "ranged_attack" if w.ranged else "melee_attack"
         if action in allowed:
-            return QuickAttack(action=action, weapon=w.key, weapon_label=w.label, roll=w.roll, target=target.key,
-                               target_name=target.name)
+            return QuickAttack(
+                action=action,
+                weapon=w.key,
+                weapon_label=w.label,
+                roll=w.roll,
+                target=target.key,
+                target_name=target.name,
+            )
     return None
 
 
@@ -306,7 +387,7 @@ def _ahead(state, f, sight: Sight) -> list[str]:
     if state.turn not in order or f.id not in order:
         return []
     now, mine = order.index(state.turn), order.index(f.id)
-    between = order[now + 1:mine] if mine > now else order[now + 1:] + order[:mine]
+    between = order[now + 1 : mine] if mine > now else order[now + 1 :] + order[:mine]
     return [sight.name(x) for x in between if sight.visible(x) and state.fighter(x).can_act]
 
 
@@ -361,8 +442,9 @@ def _stunt_options(state, f, gm: bool) -> tuple[tuple[Stunt, ...], tuple[Ref, ..
     if f.sp <= 0 or test is None:
         return (), ()
     name = namer(state, gm)
-    allies = tuple(Ref(key=a.id, name=a.name) for a in state.fighters
-                   if a.side == f.side and a.id != f.id and not a.out)
+    allies = tuple(
+        Ref(key=a.id, name=a.name) for a in state.fighters if a.side == f.side and a.id != f.id and not a.out
+    )
     out = []
     for s in state.stunts:
         if s.key in f.stunts_used or s.cost > f.sp:
@@ -372,9 +454,18 @@ def _stunt_options(state, f, gm: bool) -> tuple[tuple[Stunt, ...], tuple[Ref, ..
         if s.effect in ALLY_EFFECTS and not allies:
             continue
         top = f.sp if s.max_cost == 0 else min(s.max_cost, f.sp)
-        out.append(Stunt(key=s.key, name=s.name, cost=s.cost_label, text=s.text,
-                         points=tuple(range(s.cost, top + 1)), needs_ally=s.effect in ALLY_EFFECTS,
-                         skirmish=s.effect == "skirmish", target=name(test.target) if test.target else ""))
+        out.append(
+            Stunt(
+                key=s.key,
+                name=s.name,
+                cost=s.cost_label,
+                text=s.text,
+                points=tuple(range(s.cost, top + 1)),
+                needs_ally=s.effect in ALLY_EFFECTS,
+                skirmish=s.effect == "skirmish",
+                target=name(test.target) if test.target else "",
+            )
+        )
     return tuple(out), allies
 
 
@@ -400,12 +491,24 @@ def _hit(state, h, target, gm: bool) -> Hit:
     name = namer(state, gm)
     nxt = next((c for c in T.INJURY_LADDER if c not in target.conditions), "")
     return Hit(
-        id=h.id, target=target.name, target_key=target.id, pc=target.side == "pc",
-        attacker=name(h.attacker), weapon=T.WEAPONS[h.weapon].label if h.weapon in T.WEAPONS else "",
-        damage=h.damage, toughness=0 if h.penetrating else h.toughness, cover=h.cover,
-        penetrating=h.penetrating, stunning=h.stunning, transferred=h.transferred,
-        after_toughness=h.after_toughness, remaining=h.remaining, stage=h.stage,
-        fortune=target.fortune, max_fortune=min(target.fortune, h.remaining), next_condition=nxt,
+        id=h.id,
+        target=target.name,
+        target_key=target.id,
+        pc=target.side == "pc",
+        attacker=name(h.attacker),
+        weapon=T.WEAPONS[h.weapon].label if h.weapon in T.WEAPONS else "",
+        damage=h.damage,
+        toughness=0 if h.penetrating else h.toughness,
+        cover=h.cover,
+        penetrating=h.penetrating,
+        stunning=h.stunning,
+        transferred=h.transferred,
+        after_toughness=h.after_toughness,
+        remaining=h.remaining,
+        stage=h.stage,
+        fortune=target.fortune,
+        max_fortune=min(target.fortune, h.remaining),
+        next_condition=nxt,
     )
 
 
@@ -426,14 +529,27 @@ def _panel(state, f, gm: bool) -> Panel:
             if key == "charge" and f.prone:
                 continue
             attack_actions.append((key, T.MAJOR_ACTIONS[key]))
-    free_actions = tuple((k, T.MAJOR_ACTIONS[k]) for k in ("ranged_attack", "melee_attack", "stunt_attack")) if free \
-        else ()
+    free_actions = (
+        tuple((k, T.MAJOR_ACTIONS[k]) for k in ("ranged_attack", "melee_attack", "stunt_attack")) if free else ()
+    )
     sight = Sight(state.fighters, gm)
     name = sight.name
-    struck = sorted({t.target for t in state.tests if t.fighter == f.id and t.action in T.MELEE_FAMILY
-                     and t.success and t.target}) if own_turn else []
-    pursue = tuple(Ref(key=e.other, name=name(e.other)) for e in state.effects
-                   if e.kind == "press" and e.source == f.id and e.triggered and f.can_act)
+    struck = (
+        sorted(
+            {
+                t.target
+                for t in state.tests
+                if t.fighter == f.id and t.action in T.MELEE_FAMILY and t.success and t.target
+            }
+        )
+        if own_turn
+        else []
+    )
+    pursue = tuple(
+        Ref(key=e.other, name=name(e.other))
+        for e in state.effects
+        if e.kind == "press" and e.source == f.id and e.triggered and f.can_act
+    )
     stunts, allies = _stunt_options(state, f, gm) if f.sp > 0 and f.can_act else ((), ())
     hits = tuple(_hit(state, h, f, gm) for h in state.hits if h.target == f.id and h.open)
     weapons = _weapon_rows(state, f)
@@ -446,53 +562,98 @@ def _panel(state, f, gm: bool) -> Panel:
     preferred = quick.action if quick else "ranged_attack" if ranged else "melee_attack"
     default_action = preferred if preferred in kinds else kinds[0] if kinds else ""
     blast_targets = tuple(Ref(key=t.id, name=t.name) for t in state.fighters if not t.out and sight.visible(t.id))
-    self_interrupt = (state.settings.get("prepare_interrupt") == "player" and bool(f.prepared) and f.can_act
-                      and state.begun and not state.interrupt and state.turn != f.id)
+    self_interrupt = (
+        state.settings.get("prepare_interrupt") == "player"
+        and bool(f.prepared)
+        and f.can_act
+        and state.begun
+        and not state.interrupt
+        and state.turn != f.id
+    )
     return Panel(
-        key=f.id, name=f.name, pc=f.side == "pc", out=f.out, can_act=f.can_act,
-        own_turn=own_turn, interrupting=interrupting, prepared_action=prepared,
+        key=f.id,
+        name=f.name,
+        pc=f.side == "pc",
+        out=f.out,
+        can_act=f.can_act,
+        own_turn=own_turn,
+        interrupting=interrupting,
+        prepared_action=prepared,
         prepared_label=T.MAJOR_ACTIONS.get(f.prepared, f.prepared) if f.prepared else "",
-        actions_left=_actions_left(state, own_turn), major_ok=major_ok, minor_ok=minor_ok,
+        actions_left=_actions_left(state, own_turn),
+        major_ok=major_ok,
+        minor_ok=minor_ok,
         can_defend=(major_ok and "guard_up" not in state.turn_actions) or prepared == "defend",
         can_run=(major_ok or prepared == "run") and not f.prone,
         can_test=major_ok or prepared == "other_major",
         can_guard_up=minor_ok and state.majors_taken == 0 and not {"defend", "guard_up"} & set(state.turn_actions),
         can_prepare=own_turn and not state.turn_actions,
-        attack_actions=tuple(attack_actions), free_actions=free_actions,
+        attack_actions=tuple(attack_actions),
+        free_actions=free_actions,
         free_target=next((name(a.target) for a in free if a.target), ""),
-        weapons=weapons, default_weapon=default_weapon, targets=targets, default_target=target.key if target else "",
-        default_action=default_action, quick_attack=quick,
+        weapons=weapons,
+        default_weapon=default_weapon,
+        targets=targets,
+        default_target=target.key if target else "",
+        default_action=default_action,
+        quick_attack=quick,
         waiting="" if gm else _waiting(state, f, sight),
-        out_of_turn=() if gm or own_turn or interrupting else _out_of_turn(f, hits, self_interrupt, pursue,
-                                                                           free_actions),
+        out_of_turn=()
+        if gm or own_turn or interrupting
+        else _out_of_turn(f, hits, self_interrupt, pursue, free_actions),
         objects=tuple(ObjectSize(key=k, label=v[0], examples=v[1], tn=v[2]) for k, v in T.OBJECT_SIZES.items()),
-        focuses=tuple(x.split("(", 1)[1].rstrip(")") for x in f.focuses
-                      if x.split("(", 1)[0].strip() in ("Accuracy", "Fighting")),
-        half_speed=ex.speed(state, f) // 2, speed=ex.speed(state, f), run=2 * ex.speed(state, f),
-        prone=f.prone, aim=f.aim, in_hand=f.in_hand, grenade=f.in_hand == "grenade" and (
-            major_ok or prepared == "ranged_attack") and state.blast is None,
+        focuses=tuple(
+            x.split("(", 1)[1].rstrip(")") for x in f.focuses if x.split("(", 1)[0].strip() in ("Accuracy", "Fighting")
+        ),
+        half_speed=ex.speed(state, f) // 2,
+        speed=ex.speed(state, f),
+        run=2 * ex.speed(state, f),
+        prone=f.prone,
+        aim=f.aim,
+        in_hand=f.in_hand,
+        grenade=f.in_hand == "grenade" and (major_ok or prepared == "ranged_attack") and state.blast is None,
         grenade_reach=ex.weapon_range(state, f, T.WEAPONS["grenade"])[1],
-        grenade_roll=_roll(ex.test_bonus(state, f, "Accuracy", T.WEAPONS["grenade"].focuses)[0]
-                           + (T.AIM_BONUS if f.aim else 0) + T.COVER.get(min(f.cover, 3), (0, 0))[1]),
-        grenade_tn=T.GRENADE_TN, blast_targets=blast_targets,
+        grenade_roll=_roll(
+            ex.test_bonus(state, f, "Accuracy", T.WEAPONS["grenade"].focuses)[0]
+            + (T.AIM_BONUS if f.aim else 0)
+            + T.COVER.get(min(f.cover, 3), (0, 0))[1]
+        ),
+        grenade_tn=T.GRENADE_TN,
+        blast_targets=blast_targets,
         jammed=tuple(Jam(key=w, label=T.WEAPONS[w].label) for w in f.jammed if w in T.WEAPONS),
         press_targets=tuple(Ref(key=fid, name=name(fid)) for fid in struck),
-        pursue=pursue, sp=f.sp, stunts=stunts, allies=allies,
+        pursue=pursue,
+        sp=f.sp,
+        stunts=stunts,
+        allies=allies,
         change_die=_change_die(state, f) if f.can_act else None,
-        hits=hits, self_interrupt=self_interrupt,
+        hits=hits,
+        self_interrupt=self_interrupt,
         end_turn=state.begun and state.turn == f.id and not state.interrupt,
-        roll_over=not f.out and not f.roll_over_asked, roll_over_asked=f.roll_over_asked,
+        roll_over=not f.out and not f.roll_over_asked,
+        roll_over_asked=f.roll_over_asked,
         roll_over_conditions=DAMAGE_CONDITIONS,
-        defense=ex.defense(state, f), toughness=ex.toughness(f), fortune=f.fortune,
-        fortune_max=f.fortune_max, conditions=tuple(f.conditions), effects=_effects(state, f),
+        defense=ex.defense(state, f),
+        toughness=ex.toughness(f),
+        fortune=f.fortune,
+        fortune_max=f.fortune_max,
+        conditions=tuple(f.conditions),
+        effects=_effects(state, f),
         cover=T.COVER_LABELS.get(f.cover, "") if f.cover else "",
-        in_hand_label=(T.WEAPONS[f.in_hand].label if f.in_hand in T.WEAPONS else
-                          T.SHIELDS[f.in_hand][0] if f.in_hand in T.SHIELDS else f.in_hand),
+        in_hand_label=(
+            T.WEAPONS[f.in_hand].label
+            if f.in_hand in T.WEAPONS
+            else T.SHIELDS[f.in_hand][0]
+            if f.in_hand in T.SHIELDS
+            else f.in_hand
+        ),
         shield=T.SHIELDS[f.shield][0] if f.shield != "none" else "",
         shields=tuple((k, v[0]) for k, v in T.SHIELDS.items() if k != "none"),
         readies=tuple((k, w.label) for k, w in T.WEAPONS.items() if k != "unarmed"),
-        abilities=ex.ABILITIES, majors=tuple(T.MAJOR_ACTIONS.items()),
-        guard_choices=T.GUARD_UP_CHOICES, gm=gm,
+        abilities=ex.ABILITIES,
+        majors=tuple(T.MAJOR_ACTIONS.items()),
+        guard_choices=T.GUARD_UP_CHOICES,
+        gm=gm,
     )
 
 
@@ -501,15 +662,22 @@ def private_view(encounter, state, user_id: int) -> MeView:
     mine = tuple(_panel(state, f, gm=False) for f in state.pcs() if f.owner == user_id)
     your_turn = any(p.own_turn for p in mine)
     may = any(p.interrupting or p.hits or p.free_actions or p.pursue or p.self_interrupt for p in mine)
-    return MeView(mine=mine, entered_dice=bool(state.settings.get("entered_dice")), your_turn=your_turn,
-                  you_may_act=may, round=state.round)
+    return MeView(
+        mine=mine,
+        entered_dice=bool(state.settings.get("entered_dice")),
+        your_turn=your_turn,
+        you_may_act=may,
+        round=state.round,
+    )
 
 
 class ExpanseTable(Table):
     """The Expanse (AGE) at the table: this module's functions are its parts."""
 
-    PERSISTS = ("Fortune and conditions go back to the characters' sheets (take the breathers first if the "
-                "group rests); stunt points and the round's effects end with the fight.")
+    PERSISTS = (
+        "Fortune and conditions go back to the characters' sheets (take the breathers first if the "
+        "group rests); stunt points and the round's effects end with the fight."
+    )
     ME_FIRST = True  # a player's page puts their own controls before the table (combat.fragments)
     review = ex_review
     round_title = staticmethod(ex_review.round_title)

@@ -114,6 +114,7 @@ class TableView:
 
 # --- one combatant's controls (a player's phone, or the GM acting for an NPC) --------------------------------------
 
+
 @dataclass(frozen=True, kw_only=True)
 class Hit:
     """Damage waiting on one combatant and what absorbing it may cost."""
@@ -301,6 +302,7 @@ class Panel:
 
 
 # --- the GM's controls ---------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, kw_only=True)
 class Prepared:

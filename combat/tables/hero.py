@@ -19,12 +19,25 @@ from combat.tables.viewmodels import PrivateView, gm_only
 
 SEGMENTS = tuple(range(1, 13))
 MARK_LABELS = {
-    "phase": "phase to come", "acted": "acted", "passed": "let the phase go by", "held": "held the action",
-    "lost": "held action lost", "aborted": "aborted", "stunned": "spent recovering from Stunned",
+    "phase": "phase to come",
+    "acted": "acted",
+    "passed": "let the phase go by",
+    "held": "held the action",
+    "lost": "held action lost",
+    "aborted": "aborted",
+    "stunned": "spent recovering from Stunned",
     "knocked out": "knocked out",
 }
-MARK_SYMBOLS = {"phase": "●", "acted": "✓", "passed": "–", "held": "H", "lost": "×", "aborted": "A",
-                "stunned": "S", "knocked out": "KO"}
+MARK_SYMBOLS = {
+    "phase": "●",
+    "acted": "✓",
+    "passed": "–",
+    "held": "H",
+    "lost": "×",
+    "aborted": "A",
+    "stunned": "S",
+    "knocked out": "KO",
+}
 ACTIONS = (("half", "Half phase action"), ("full", "Full phase action"), ("zero", "Zero phase action"))
 PLACES = ("First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth")
 ABORTS = tuple((k, v) for k, v in hero.DEFENSIVE.items() if k != "other")
@@ -32,11 +45,13 @@ ABORTS = tuple((k, v) for k, v in hero.DEFENSIVE.items() if k != "other")
 
 # --- building and starting ------------------------------------------------------------------------------
 
+
 def initial_state(engine, encounter, combatants):
     return engine.initial_state(fighters_from(engine, combatants), encounter.settings)
 
 
 # --- the view models --------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, kw_only=True)
 class Named:
@@ -234,11 +249,16 @@ class HeroPrivate(PrivateView):
 
 # --- what everyone sees -------------------------------------------------------------------------------------
 
+
 def _held_text(held) -> str:
     if held is None:
         return ""
-    until = {"dex": f"until DEX {held.dex}", "segment": f"until segment {hero.turn_and_segment(held.at)[1]}",
-             "trigger": f"until {held.trigger}", "": "until they choose"}[held.until]
+    until = {
+        "dex": f"until DEX {held.dex}",
+        "segment": f"until segment {hero.turn_and_segment(held.at)[1]}",
+        "trigger": f"until {held.trigger}",
+        "": "until they choose",
+    }[held.until]
     return ("half a phase held " if held.half else "holding ") + until
 
 
@@ -268,23 +288,53 @@ def _strip(state, f, open_to_all: bool) -> tuple[Cell, ...]:
     for segment, mark in zip(SEGMENTS, state.strip(f.id), strict=True):
         if mark == "phase" and not open_to_all and not (segment == state.segment and in_order_now):
             mark = ""
-        cells.append(Cell(segment=segment, mark=mark, symbol=MARK_SYMBOLS.get(mark, ""),
-                          label=MARK_LABELS.get(mark, "no phase"), now=state.started and segment == state.segment,
-                          css=mark.replace(" ", "-")))
+        cells.append(
+            Cell(
+                segment=segment,
+                mark=mark,
+                symbol=MARK_SYMBOLS.get(mark, ""),
+                label=MARK_LABELS.get(mark, "no phase"),
+                now=state.started and segment == state.segment,
+                css=mark.replace(" ", "-"),
+            )
+        )
     return tuple(cells)
 
 
 def _numbers(f) -> dict[str, int]:
-    return dict(spd=f.spd, dex=f.initiative_dex, stun=f.stun, stun_max=f.stun_max, body=f.body, body_max=f.body_max,
-                end=f.end, end_max=f.end_max, ocv=f.ocv, dcv=f.current_dcv, pd=f.pd, ed=f.ed, con=f.con, rec=f.rec)
+    return dict(
+        spd=f.spd,
+        dex=f.initiative_dex,
+        stun=f.stun,
+        stun_max=f.stun_max,
+        body=f.body,
+        body_max=f.body_max,
+        end=f.end,
+        end_max=f.end_max,
+        ocv=f.ocv,
+        dcv=f.current_dcv,
+        pd=f.pd,
+        ed=f.ed,
+        con=f.con,
+        rec=f.rec,
+    )
 
 
 def _row(state, f, sight: Sight, players: Sight) -> Row:
     """A players' row (numbers for PCs only), or on the GM's chart (sight.gm) a GmRow with every number and
     whether the party (`players`' sight) is aware of the combatant."""
     open_to_all = not sight.secret(f.id)
-    facts = dict(key=f.id, name=f.name, pc=f.side == "pc", numbers=open_to_all, out=f.out, floor=state.floor == f.id,
-                 flags=_flags(state, f), strip=_strip(state, f, open_to_all), **(_numbers(f) if open_to_all else {}))
+    facts = dict(
+        key=f.id,
+        name=f.name,
+        pc=f.side == "pc",
+        numbers=open_to_all,
+        out=f.out,
+        floor=state.floor == f.id,
+        flags=_flags(state, f),
+        strip=_strip(state, f, open_to_all),
+        **(_numbers(f) if open_to_all else {}),
+    )
     if sight.gm:
         return GmRow(**facts, unseen=players.unseen(f.id))
     return Row(**facts)
@@ -306,8 +356,16 @@ def _queue(state, sight: Sight) -> tuple[QueueRow, ...]:
             status = "waiting for the held action"
         else:
             status = "waiting"
-        out.append(QueueRow(key=fid, name=f.name, status=status, now=index == state.cursor,
-                            done=index < state.cursor, dex=None if sight.secret(fid) else f.initiative_dex))
+        out.append(
+            QueueRow(
+                key=fid,
+                name=f.name,
+                status=status,
+                now=index == state.cursor,
+                done=index < state.cursor,
+                dex=None if sight.secret(fid) else f.initiative_dex,
+            )
+        )
     return tuple(out)
 
 
@@ -317,11 +375,17 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
     sight, players = Sight(state.fighters, gm), Sight(state.fighters, gm=False)
     visible = [f for f in state.fighters if sight.visible(f.id)]
     facts = dict(
-        started=state.started, turn=state.turn, segment=state.segment, segments=SEGMENTS,
-        floor_name=sight.name(state.floor) if state.floor else "", on_held=bool(state.acting),
+        started=state.started,
+        turn=state.turn,
+        segment=state.segment,
+        segments=SEGMENTS,
+        floor_name=sight.name(state.floor) if state.floor else "",
+        on_held=bool(state.acting),
         segment_done=state.started and not state.floor,
-        skipped=hero.segment_ranges(state.skipped) if state.skipped else "", several_skipped=len(state.skipped) > 1,
-        rows=tuple(_row(state, f, sight, players) for f in visible), queue=_queue(state, sight),
+        skipped=hero.segment_ranges(state.skipped) if state.skipped else "",
+        several_skipped=len(state.skipped) > 1,
+        rows=tuple(_row(state, f, sight, players) for f in visible),
+        queue=_queue(state, sight),
         holders=tuple(Holder(key=f.id, name=f.name, held=_held_text(f.held)) for f in visible if f.held),
         legend=tuple((MARK_SYMBOLS[k], v) for k, v in MARK_LABELS.items()),
         outcome=hero.outcome(state if gm else as_players_know(state)),
@@ -336,35 +400,47 @@ def _gm_controls(state) -> dict[str, Any]:
     ties = []
     if state.started and state.settings.get("dex_ties") != "roll":
         for group in state.tied_groups():
-            ties.append(Tie(dex=state.fighter(group[0]).initiative_dex,
-                            members=tuple(Named(key=fid, name=state.fighter(fid).name) for fid in group),
-                            places=tuple((n, PLACES[n - 1] if n <= len(PLACES) else f"No. {n}")
-                                         for n in range(1, len(group) + 1))))
+            ties.append(
+                Tie(
+                    dex=state.fighter(group[0]).initiative_dex,
+                    members=tuple(Named(key=fid, name=state.fighter(fid).name) for fid in group),
+                    places=tuple(
+                        (n, PLACES[n - 1] if n <= len(PLACES) else f"No. {n}") for n in range(1, len(group) + 1)
+                    ),
+                )
+            )
     panel = None
     if state.floor:
         panel = _panel(state, state.fighter(state.floor), gm=True)
-    contest = (state.settings.get("hold_collision") == "roll" and bool(state.active) and not state.acting)
+    contest = state.settings.get("hold_collision") == "roll" and bool(state.active) and not state.acting
     return {
-        "ties": tuple(ties), "panel": panel, "contest": contest, "aborts": ABORTS,
+        "ties": tuple(ties),
+        "panel": panel,
+        "contest": contest,
+        "aborts": ABORTS,
         "entered_dice": bool(state.settings.get("entered_dice")),
-        "everyone": tuple(SpdRow(key=f.id, name=f.name, spd=f.spd, no_recovery=f.no_recovery)
-                          for f in state.fighters),
-        "abortable": tuple(Named(key=f.id, name=f.name) for f in state.fighters
-                           if not hero.abort_refusal(state, f.id)),
-        "releasable": tuple(Holder(key=f.id, name=f.name, held=_held_text(f.held))
-                            for f in state.fighters if f.held and not state.acting),
+        "everyone": tuple(SpdRow(key=f.id, name=f.name, spd=f.spd, no_recovery=f.no_recovery) for f in state.fighters),
+        "abortable": tuple(Named(key=f.id, name=f.name) for f in state.fighters if not hero.abort_refusal(state, f.id)),
+        "releasable": tuple(
+            Holder(key=f.id, name=f.name, held=_held_text(f.held))
+            for f in state.fighters
+            if f.held and not state.acting
+        ),
     }
 
 
 # --- one combatant's controls (a player's phone, or the GM acting for anyone) ------------------------------------
+
 
 def _actions_left(state, f) -> str:
     if state.floor != f.id:
         return ""
     if state.floor_halves:
         return "Half a phase left: one more half phase action, or an attack. Zero phase actions until then."
-    return ("A full phase action, or two half phase actions (an attack is a half phase action that ends the "
-            "phase). Zero phase actions any time before the phase ends.")
+    return (
+        "A full phase action, or two half phase actions (an attack is a half phase action that ends the "
+        "phase). Zero phase actions any time before the phase ends."
+    )
 
 
 def _targets(state, f, sight: Sight) -> tuple[Target, ...]:
@@ -372,8 +448,11 @@ def _targets(state, f, sight: Sight) -> tuple[Target, ...]:
     for t in state.fighters:
         if t.id == f.id or not (t.id in f.aware_of or t.side == f.side):
             continue
-        hint = (f"hits on {hero.to_hit(f, t)} or less" if not sight.secret(t.id)
-                else f"hits on 11 + OCV {f.ocv} − their DCV or less")  # an enemy's DCV is the GM's
+        hint = (
+            f"hits on {hero.to_hit(f, t)} or less"
+            if not sight.secret(t.id)
+            else f"hits on 11 + OCV {f.ocv} − their DCV or less"
+        )  # an enemy's DCV is the GM's
         out.append(Target(key=t.id, name=t.name, hint=hint, out=t.out))
     return tuple(out)
 
@@ -393,22 +472,50 @@ def _panel(state, f, gm: bool) -> Panel:
         abort_cost = ""
     targets = _targets(state, f, Sight(state.fighters, gm)) if on_floor and able else ()
     return Panel(
-        key=f.id, name=f.name, pc=f.side == "pc", gm=gm,
-        spd=f.spd, dex=f.initiative_dex, ocv=f.ocv, dcv=f.current_dcv, pd=f.pd, ed=f.ed,
-        stun=f.stun, stun_max=f.stun_max, body=f.body, body_max=f.body_max, end=f.end,
-        end_max=f.end_max, rec=f.rec, flags=_flags(state, f), strip=_strip(state, f, True),
-        on_floor=on_floor and able, on_held=on_floor and state.acting == f.id,
+        key=f.id,
+        name=f.name,
+        pc=f.side == "pc",
+        gm=gm,
+        spd=f.spd,
+        dex=f.initiative_dex,
+        ocv=f.ocv,
+        dcv=f.current_dcv,
+        pd=f.pd,
+        ed=f.ed,
+        stun=f.stun,
+        stun_max=f.stun_max,
+        body=f.body,
+        body_max=f.body_max,
+        end=f.end,
+        end_max=f.end_max,
+        rec=f.rec,
+        flags=_flags(state, f),
+        strip=_strip(state, f, True),
+        on_floor=on_floor and able,
+        on_held=on_floor and state.acting == f.id,
         actions_left=_actions_left(state, f) if able else "",
         can_full=on_floor and able and state.floor_halves == 0,
         can_recover=on_floor and able and state.floor_halves == 0 and not f.no_recovery,
-        can_hold=can_hold, half_used=can_hold and state.halves == 1,
-        hold_segments=tuple((s, str(s) if s > state.segment else f"{s} (turn {state.turn + 1})")
-                            for s in hero.hold_segments(state, f.id)) if can_hold else (),
+        can_hold=can_hold,
+        half_used=can_hold and state.halves == 1,
+        hold_segments=tuple(
+            (s, str(s) if s > state.segment else f"{s} (turn {state.turn + 1})")
+            for s in hero.hold_segments(state, f.id)
+        )
+        if can_hold
+        else (),
         hold_dex_max=f.initiative_dex - 1,
-        held=_held_text(f.held), can_release=f.held is not None and not state.acting,
-        abort_refusal=refusal, aborts=ABORTS, abort_cost=abort_cost, can_abort=off_phase and not refusal,
-        targets=targets, foes=tuple(t for t in targets if not t.out and state.fighter(t.key).side != f.side),
-        next_phase=next_phase, started=state.started, able=able,
+        held=_held_text(f.held),
+        can_release=f.held is not None and not state.acting,
+        abort_refusal=refusal,
+        aborts=ABORTS,
+        abort_cost=abort_cost,
+        can_abort=off_phase and not refusal,
+        targets=targets,
+        foes=tuple(t for t in targets if not t.out and state.fighter(t.key).side != f.side),
+        next_phase=next_phase,
+        started=state.started,
+        able=able,
         entered_dice=bool(state.settings.get("entered_dice")),
     )
 
@@ -417,11 +524,16 @@ def private_view(encounter, state, user_id: int) -> HeroPrivate:
     """One player's own characters and what each may do now; `your_turn` / `you_may_act` drive the banner."""
     mine = tuple(_panel(state, f, gm=False) for f in state.pcs() if f.owner == user_id)
     your_turn = any(p.on_floor for p in mine)
-    return HeroPrivate(mine=mine, actions=ACTIONS, your_turn=your_turn,
-                       you_may_act=any(p.can_release and not p.on_floor for p in mine),
-                       segment=state.segment, turn=state.turn,
-                       waiting="" if your_turn or not mine else _waiting(state, mine),
-                       out_of_phase="" if your_turn else _out_of_phase(mine))
+    return HeroPrivate(
+        mine=mine,
+        actions=ACTIONS,
+        your_turn=your_turn,
+        you_may_act=any(p.can_release and not p.on_floor for p in mine),
+        segment=state.segment,
+        turn=state.turn,
+        waiting="" if your_turn or not mine else _waiting(state, mine),
+        out_of_phase="" if your_turn else _out_of_phase(mine),
+    )
 
 
 def _waiting(state, mine: tuple[Panel, ...]) -> str:
@@ -458,8 +570,9 @@ class HeroTable(Table):
     """The HERO System at the table (the builder needs nothing beyond the characters and the settings): this
     module's functions are its parts."""
 
-    PERSISTS = ("STUN, BODY and END go back to the player characters' sheets; held actions and aborts end with the "
-                "fight.")
+    PERSISTS = (
+        "STUN, BODY and END go back to the player characters' sheets; held actions and aborts end with the fight."
+    )
     review = hero_review
     ME_FIRST = True
     round_title = staticmethod(hero_review.round_title)

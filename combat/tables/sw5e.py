@@ -50,9 +50,11 @@ from combat.tables.sw5e_views import (
 from ships.models import CrewAssignment, Ship
 
 TAKING_PART = (("", "Not in this fight"), ("ready", "In the fight"), ("surprised", "In the fight, surprised"))
-STAGE_TITLES = {"power": "the reactor's power dice wait for the crew",
-                "start": "the crew may regenerate shields",
-                "crew": "crew turns"}
+STAGE_TITLES = {
+    "power": "the reactor's power dice wait for the crew",
+    "start": "the crew may regenerate shields",
+    "crew": "crew turns",
+}
 STATUS_LABELS = {"active": "", "disabled": "disabled", "destroyed": "destroyed"}
 COUPLING_LABELS = dict(sws.COUPLING_CHOICES)
 
@@ -64,33 +66,57 @@ def ship_key(pk: int) -> str:
 def ship_dict(row: Ship, *, side: str | None = None, surprised: bool = False, crew: dict | None = None) -> dict:
     """The engine's description of a ships.Ship row (see combat.rules.sw5e.setup)."""
     return {
-        "id": ship_key(row.pk), "name": row.name, "side": side or row.side, "size": row.size, "tier": row.tier,
-        "hull": row.hull, "hull_max": row.hull_max, "shields": row.shields, "shields_max": row.shields_max,
-        "hull_dice": row.hull_dice, "shield_dice": row.shield_dice, "shield_type": row.shield_type,
-        "reactor": row.reactor, "coupling": row.coupling, "power": row.stored_power(),
-        "weapons": row.weapon_list(), "con_mod": row.con_mod, "initiative_mod": row.initiative_mod,
-        "surprised": surprised, "crew": crew or {},
+        "id": ship_key(row.pk),
+        "name": row.name,
+        "side": side or row.side,
+        "size": row.size,
+        "tier": row.tier,
+        "hull": row.hull,
+        "hull_max": row.hull_max,
+        "shields": row.shields,
+        "shields_max": row.shields_max,
+        "hull_dice": row.hull_dice,
+        "shield_dice": row.shield_dice,
+        "shield_type": row.shield_type,
+        "reactor": row.reactor,
+        "coupling": row.coupling,
+        "power": row.stored_power(),
+        "weapons": row.weapon_list(),
+        "con_mod": row.con_mod,
+        "initiative_mod": row.initiative_mod,
+        "surprised": surprised,
+        "crew": crew or {},
     }
 
 
 # --- building and starting ---------------------------------------------------------------------------------------
+
 
 def build_form(form) -> None:
     """One "takes part / surprised" choice per ship of the campaign, and surprised crew members. The generic
     "unseen" choice means nothing here (surprise does that job), so it is not offered."""
     form.sw5e_ships = list(Ship.objects.filter(campaign=form.campaign).order_by("-side", "name", "pk"))
     if not any(not row.is_npc for row in form.sw5e_ships):
-        form.fields["model"].help_text = ("SW5e fights are between ships: add the party's ship (and any NPC ships) "
-                                          "from the campaign page first.")
+        form.fields["model"].help_text = (
+            "SW5e fights are between ships: add the party's ship (and any NPC ships) from the campaign page first."
+        )
     for row in form.sw5e_ships:
         form.fields[f"ship_{row.pk}"] = forms.ChoiceField(
-            label=f"{row.name} ({'NPC ship' if row.is_npc else 'party ship'})", choices=TAKING_PART, required=False,
-            initial="", error_messages={"invalid_choice": "Choose whether the ship is in this fight."})
+            label=f"{row.name} ({'NPC ship' if row.is_npc else 'party ship'})",
+            choices=TAKING_PART,
+            required=False,
+            initial="",
+            error_messages={"invalid_choice": "Choose whether the ship is in this fight."},
+        )
     people = [(c.pk, c.name) for c in form.fields["pcs"].queryset] + [(c.pk, c.name) for c in form.npcs]
     form.fields["surprised_crew"] = forms.TypedMultipleChoiceField(
-        label="Surprised crew members (they lose their first turn)", choices=people, coerce=int, required=False,
+        label="Surprised crew members (they lose their first turn)",
+        choices=people,
+        coerce=int,
+        required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text="The crew come from each ship's stations; the GM can change them before combat starts.")
+        help_text="The crew come from each ship's stations; the GM can change them before combat starts.",
+    )
     form.fields["hidden"].widget = forms.MultipleHiddenInput()
 
 
@@ -106,16 +132,21 @@ def clean_form(form, cleaned) -> dict:
     # NPC crew at the chosen ships' stations come along (one of each), so the GM can act for them.
     enemies = list(cleaned.get("enemies") or [])
     present = {npc.pk for npc, _ in enemies}
-    posts = (CrewAssignment.objects.filter(ship__in=[row for row, _ in chosen], character__kind="npc")
-             .select_related("character").order_by("ship_id", "pk"))
+    posts = (
+        CrewAssignment.objects.filter(ship__in=[row for row, _ in chosen], character__kind="npc")
+        .select_related("character")
+        .order_by("ship_id", "pk")
+    )
     for post in posts:
         if post.character_id not in present:
             enemies.append((post.character, 1))
             present.add(post.character_id)
     cleaned["enemies"] = enemies
     cleaned["hidden"] = []
-    return {"ships": [{"pk": row.pk, "side": row.side, "surprised": surprised} for row, surprised in chosen],
-            "surprised_crew": sorted(set(cleaned.get("surprised_crew") or []))}
+    return {
+        "ships": [{"pk": row.pk, "side": row.side, "surprised": surprised} for row, surprised in chosen],
+        "surprised_crew": sorted(set(cleaned.get("surprised_crew") or [])),
+    }
 
 
 def initial_state(engine, encounter, combatants):
@@ -123,8 +154,12 @@ def initial_state(engine, encounter, combatants):
     stations on two chosen ships boards the first; the GM can move anyone before combat starts."""
     setup = encounter.setup or {}
     entries = [e for e in setup.get("ships") or [] if isinstance(e, dict) and isinstance(e.get("pk"), int)]
-    rows = {row.pk: row for row in Ship.objects.filter(campaign_id=encounter.campaign_id,
-                                                       pk__in=[e["pk"] for e in entries]).prefetch_related("crew")}
+    rows = {
+        row.pk: row
+        for row in Ship.objects.filter(
+            campaign_id=encounter.campaign_id, pk__in=[e["pk"] for e in entries]
+        ).prefetch_related("crew")
+    }
     surprised = set(setup.get("surprised_crew") or [])
     fighters, key_of = [], {}
     for c in combatants:
@@ -147,8 +182,14 @@ def initial_state(engine, encounter, combatants):
             if key and key not in aboard:
                 crew[key] = post.station
                 aboard.add(key)
-        ships.append(ship_dict(row, side=entry.get("side") if entry.get("side") in ("pc", "npc") else None,
-                               surprised=bool(entry.get("surprised")), crew=crew))
+        ships.append(
+            ship_dict(
+                row,
+                side=entry.get("side") if entry.get("side") in ("pc", "npc") else None,
+                surprised=bool(entry.get("surprised")),
+                crew=crew,
+            )
+        )
     return engine.initial_state(ships, tuple(fighters), encounter.settings)
 
 
@@ -168,13 +209,13 @@ def write_back(encounter, state) -> None:
         row.hull_dice = max(0, min(kept["hull_dice"], row.hull_dice_max))
         row.shield_dice = max(0, min(kept["shield_dice"], row.hull_dice_max))
         for store in sws.STORES:
-            setattr(row, f"power_{store}", max(0, min(kept[f"power_{store}"],
-                                                      sws.store_capacity(row.coupling, store))))
+            setattr(row, f"power_{store}", max(0, min(kept[f"power_{store}"], sws.store_capacity(row.coupling, store))))
     fields = ["hull", "shields", "hull_dice", "shield_dice"] + [f"power_{s}" for s in sws.STORES]
     Ship.objects.bulk_update(rows, fields)
 
 
 # --- pieces of the view models -----------------------------------------------------------------------------------
+
 
 def _power_die(state, ship) -> str:
     sides = sw.power_die(state, ship)
@@ -182,15 +223,27 @@ def _power_die(state, ship) -> str:
 
 
 def _numbers(state, ship) -> Numbers:
-    stores = tuple(Store(key=s, label=s.capitalize(), stored=ship.stored(s), capacity=ship.capacity(s),
-                         free=ship.free(s))
-                   for s in sws.STORES if ship.capacity(s) or ship.stored(s))
+    stores = tuple(
+        Store(key=s, label=s.capitalize(), stored=ship.stored(s), capacity=ship.capacity(s), free=ship.free(s))
+        for s in sws.STORES
+        if ship.capacity(s) or ship.stored(s)
+    )
     return Numbers(
-        hull=ship.hull, hull_max=ship.hull_max, shields=ship.shields, shields_max=ship.shields_max,
-        hull_dice=ship.hull_dice, shield_dice=ship.shield_dice, dice_max=ship.dice_max, die=ship.die,
-        shield_type=sw.SHIELD_LABELS.get(ship.shield_type, ""), regeneration=ship.regeneration,
-        reactor=sw.REACTOR_LABELS.get(ship.reactor, ""), coupling=COUPLING_LABELS.get(ship.coupling, ""),
-        power_die=_power_die(state, ship), stores=stores, weapons=tuple(ship.weapons),
+        hull=ship.hull,
+        hull_max=ship.hull_max,
+        shields=ship.shields,
+        shields_max=ship.shields_max,
+        hull_dice=ship.hull_dice,
+        shield_dice=ship.shield_dice,
+        dice_max=ship.dice_max,
+        die=ship.die,
+        shield_type=sw.SHIELD_LABELS.get(ship.shield_type, ""),
+        regeneration=ship.regeneration,
+        reactor=sw.REACTOR_LABELS.get(ship.reactor, ""),
+        coupling=COUPLING_LABELS.get(ship.coupling, ""),
+        power_die=_power_die(state, ship),
+        stores=stores,
+        weapons=tuple(ship.weapons),
     )
 
 
@@ -202,8 +255,16 @@ def distribution(ship, pending: int) -> tuple[Share, ...]:
             continue
         share = min(left, ship.free(store))
         left -= share
-        out.append(Share(key=store, label=sw.STORE_LABELS[store].capitalize(), stored=ship.stored(store),
-                         capacity=ship.capacity(store), free=ship.free(store), suggested=share))
+        out.append(
+            Share(
+                key=store,
+                label=sw.STORE_LABELS[store].capitalize(),
+                stored=ship.stored(store),
+                capacity=ship.capacity(store),
+                free=ship.free(store),
+                suggested=share,
+            )
+        )
     return tuple(out)
 
 
@@ -254,24 +315,44 @@ def available_actions(state, ship, fighter=None) -> tuple[Action, ...]:
 
 
 def _crew_row(state, f) -> CrewRow:
-    return CrewRow(key=f.id, name=f.name, pc=f.is_pc, station=sw.STATION_LABELS.get(f.station, ""),
-                   helm=f.station == "pilot", acting=state.acting == f.id, took_turn=f.took_turn,
-                   surprised=state.surprised_now(f), initiative=f.initiative if f.is_pc else None)
+    return CrewRow(
+        key=f.id,
+        name=f.name,
+        pc=f.is_pc,
+        station=sw.STATION_LABELS.get(f.station, ""),
+        helm=f.station == "pilot",
+        acting=state.acting == f.id,
+        took_turn=f.took_turn,
+        surprised=state.surprised_now(f),
+        initiative=f.initiative if f.is_pc else None,
+    )
 
 
 def _ship_row(state, ship, gm: bool) -> ShipRow:
     """A ship as the viewer may see it: an NPC ship whose numbers are hidden is a bare row for players and a
     SecretShipRow (its numbers marked GM-only) for the GM."""
     hidden = state.hides(ship.id)
-    head = dict(id=ship.id, name=ship.name, npc=ship.side != "pc", status=ship.status,
-                status_label=STATUS_LABELS.get(ship.status, ship.status), turn=state.ship_turn == ship.id)
+    head = dict(
+        id=ship.id,
+        name=ship.name,
+        npc=ship.side != "pc",
+        status=ship.status,
+        status_label=STATUS_LABELS.get(ship.status, ship.status),
+        turn=state.ship_turn == ship.id,
+    )
     if hidden and not gm:
         return ShipRow(**head, visible=False)
     kind = SecretShipRow if hidden else ShipRow
-    return kind(**head, visible=True, initiative=state.ship_initiative(ship.id), surprised=ship.surprised,
-                numbers=_numbers(state, ship), crew=tuple(_crew_row(state, f) for f in state.crew(ship.id)),
-                taken=tuple(_taken_label(state, a) for a in ship.actions),
-                available=available_actions(state, ship) if state.started else ())
+    return kind(
+        **head,
+        visible=True,
+        initiative=state.ship_initiative(ship.id),
+        surprised=ship.surprised,
+        numbers=_numbers(state, ship),
+        crew=tuple(_crew_row(state, f) for f in state.crew(ship.id)),
+        taken=tuple(_taken_label(state, a) for a in ship.actions),
+        available=available_actions(state, ship) if state.started else (),
+    )
 
 
 def _targets(state, ship) -> tuple[Named, ...]:
@@ -292,8 +373,13 @@ def _has_enemy(state, ship) -> bool:
 
 
 # The action a station usually takes on its crew turn, preselected on the phone; anyone else fires.
-STATION_ACTIONS = {"gunner": "fire", "coordinator": "direct", "mechanic": "patch", "operator": "interfere",
-                   "technician": "boost_shields"}
+STATION_ACTIONS = {
+    "gunner": "fire",
+    "coordinator": "direct",
+    "mechanic": "patch",
+    "operator": "interfere",
+    "technician": "boost_shields",
+}
 
 
 def _default_action(f, ship, actions) -> str:
@@ -333,8 +419,11 @@ def _waiting(state, f, ship) -> str:
         rest = [m.name for m in remaining if m.id != f.id]
         if acting:
             return f"{acting} is taking their turn; you have had yours this round."
-        return (f"You have had your turn; waiting for {', '.join(rest)}." if rest
-                else f"You have had your turn; {ship.name}'s turn can end.")
+        return (
+            f"You have had your turn; waiting for {', '.join(rest)}."
+            if rest
+            else f"You have had your turn; {ship.name}'s turn can end."
+        )
     if acting:
         return f"{acting} is taking their turn; yours comes after."
     if state.surprised_now(f):
@@ -347,8 +436,11 @@ def _waiting(state, f, ship) -> str:
 
 def _out_of_turn(can_react: bool, can_spend: bool) -> tuple[str, ...]:
     """What a crew member may do while someone else is acting."""
-    return tuple(text for ok, text in ((can_react, "react (your reaction is ready)"),
-                                       (can_spend, "spend the ship's power dice")) if ok)
+    return tuple(
+        text
+        for ok, text in ((can_react, "react (your reaction is ready)"), (can_spend, "spend the ship's power dice"))
+        if ok
+    )
 
 
 def crew_controls(state, f) -> CrewControls:
@@ -361,8 +453,14 @@ def crew_controls(state, f) -> CrewControls:
     active = ship is not None and ship.active
     visible = ship is not None and not state.hides(ship.id)
     # A PC the GM put aboard an NPC ship whose numbers are hidden leaves its power and shields to the GM.
-    can_regen = (turn and visible and state.stage == "start" and active and 0 < ship.shields < ship.shields_max
-                 and ship.shield_dice > 0)
+    can_regen = (
+        turn
+        and visible
+        and state.stage == "start"
+        and active
+        and 0 < ship.shields < ship.shields_max
+        and ship.shield_dice > 0
+    )
     regen_note = ""
     if turn and state.stage == "start" and not can_regen and visible:
         if ship.shields_max == 0:
@@ -386,22 +484,45 @@ def crew_controls(state, f) -> CrewControls:
     if can_act and not f.action_used and target and left and any(a.kind == "weapon" for a in actions):
         quick = QuickFire(weapon=left[0], target=target.id, target_name=target.name)
     return CrewControls(
-        key=f.id, name=f.name, station=sw.STATION_LABELS.get(f.station, ""), helm=f.station == "pilot",
-        aboard=ship is not None, ship_id=ship.id if ship else "", ship_name=ship.name if ship else "",
+        key=f.id,
+        name=f.name,
+        station=sw.STATION_LABELS.get(f.station, ""),
+        helm=f.station == "pilot",
+        aboard=ship is not None,
+        ship_id=ship.id if ship else "",
+        ship_name=ship.name if ship else "",
         ship_status=STATUS_LABELS.get(ship.status, "") if ship else "",
         numbers=_numbers(state, ship) if visible else None,
-        initiative=f.initiative, can_roll=not state.started and f.is_pc and f.initiative is None,
-        ship_turn=turn, acting=acting, surprised=state.surprised_now(f), took_turn=f.took_turn,
-        action_left=not f.action_used, bonus=f.bonus_action, bonus_left=f.bonus_action and not f.bonus_used,
+        initiative=f.initiative,
+        can_roll=not state.started and f.is_pc and f.initiative is None,
+        ship_turn=turn,
+        acting=acting,
+        surprised=state.surprised_now(f),
+        took_turn=f.took_turn,
+        action_left=not f.action_used,
+        bonus=f.bonus_action,
+        bonus_left=f.bonus_action and not f.bonus_used,
         reaction_left=state.can_react(f),
-        can_start=(turn and active and state.stage != "power" and not state.acting and not f.took_turn
-                   and (nxt is None or nxt.id == f.id)),
+        can_start=(
+            turn
+            and active
+            and state.stage != "power"
+            and not state.acting
+            and not f.took_turn
+            and (nxt is None or nxt.id == f.id)
+        ),
         can_distribute=turn and visible and state.stage == "power",
         pending_power=state.pending_power if turn and visible else 0,
         distribution=distribution(ship, state.pending_power) if turn and visible and state.stage == "power" else (),
-        can_regen=can_regen, regen_note=regen_note,
-        can_order=(turn and active and len(remaining) > 1 and not state.acting
-                   and not (state.order_final and f.station != "pilot")),
+        can_regen=can_regen,
+        regen_note=regen_note,
+        can_order=(
+            turn
+            and active
+            and len(remaining) > 1
+            and not state.acting
+            and not (state.order_final and f.station != "pilot")
+        ),
         order_choices=tuple(CrewChoice(key=m.id, name=m.name) for m in remaining),
         can_end_ship=turn and not state.acting and (not active or (state.stage != "power" and not remaining)),
         actions=actions,
@@ -439,18 +560,21 @@ def _status(state, gm: bool) -> dict:
     nxt = remaining[0].name if remaining and state.crew_order and not state.acting else ""
     by = state.fighter(state.order_by).name if state.order_by else "the GM"
     return {
-        "turn_ship": turn.name if turn else "", "turn_ship_id": turn.id if turn else "",
+        "turn_ship": turn.name if turn else "",
+        "turn_ship_id": turn.id if turn else "",
         # An NPC ship's stage would tell whether its reactor produced anything: a hidden number.
         "stage": state.stage if open_to_viewer else "",
         "stage_title": STAGE_TITLES.get(state.stage, "") if open_to_viewer else "",
         "acting_name": state.fighter(state.acting).name if state.acting else "",
         "next_name": nxt if open_to_viewer else "",
         "crew_order": _order_names(state, state.crew_order) if open_to_viewer else (),
-        "order_final": state.order_final, "order_by": by,
+        "order_final": state.order_final,
+        "order_by": by,
     }
 
 
 # --- what everyone sees ------------------------------------------------------------------------------------------
+
 
 def public_view(encounter, state, gm: bool) -> TableView:
     """The table for the GM (gm=True: a GmTableView) or for every player: no per-user facts, no hidden NPC ship
@@ -458,9 +582,11 @@ def public_view(encounter, state, gm: bool) -> TableView:
     order = state.order if state.started else sw.ship_order(state)[0]
     waiting = tuple(f.name for f in state.pcs() if f.ship and f.initiative is None) if not state.started else ()
     view = dict(
-        started=state.started, round=state.round,
+        started=state.started,
+        round=state.round,
         ships=tuple(_ship_row(state, state.ship(sid), gm) for sid in order),
-        waiting_initiative=waiting, outcome=sw.outcome(state if gm else as_players_know(state)),
+        waiting_initiative=waiting,
+        outcome=sw.outcome(state if gm else as_players_know(state)),
         hidden_numbers=state.setting("enemy_numbers") != "public",
         **_status(state, gm),
     )
@@ -473,9 +599,16 @@ def _gm_view(state) -> dict:
     """The GM's controls: set-up (initiative, ties, crews, surprise), the ship turn, corrections."""
     _, ties = sw.ship_order(state)
     ties = [g for g in ties if all(state.ship_initiative(sid) is not None for sid in g)]  # not "tied" at nothing
-    npc_only = tuple(NpcInitiative(id=s.id, name=s.name, initiative=s.initiative,
-                                   roll=f"d20 {'+' if s.initiative_mod >= 0 else '−'} {abs(s.initiative_mod)}")
-                     for s in state.ships if not any(f.is_pc for f in state.crew(s.id)))
+    npc_only = tuple(
+        NpcInitiative(
+            id=s.id,
+            name=s.name,
+            initiative=s.initiative,
+            roll=f"d20 {'+' if s.initiative_mod >= 0 else '−'} {abs(s.initiative_mod)}",
+        )
+        for s in state.ships
+        if not any(f.is_pc for f in state.crew(s.id))
+    )
     problems = []
     if not state.started:
         if any(f.is_pc and f.ship and f.initiative is None for f in state.fighters):
@@ -489,23 +622,41 @@ def _gm_view(state) -> dict:
     remaining = state.remaining_crew(turn.id) if turn else ()
     acting = state.fighter(state.acting) if state.acting else None
     return dict(
-        fighters=tuple(FighterRow(key=f.id, name=f.name, pc=f.is_pc, ship=f.ship,
-                                  ship_name=state.ship(f.ship).name if f.ship else "",
-                                  station=f.station, station_label=sw.STATION_LABELS.get(f.station, ""),
-                                  surprised=f.surprised, initiative=f.initiative) for f in state.fighters),
-        ship_choices=tuple(ShipChoice(id=s.id, name=s.name, surprised=s.surprised) for s in state.ships
-                           if s.status != "destroyed"),
-        stations=STATIONS, npc_only=npc_only,
+        fighters=tuple(
+            FighterRow(
+                key=f.id,
+                name=f.name,
+                pc=f.is_pc,
+                ship=f.ship,
+                ship_name=state.ship(f.ship).name if f.ship else "",
+                station=f.station,
+                station_label=sw.STATION_LABELS.get(f.station, ""),
+                surprised=f.surprised,
+                initiative=f.initiative,
+            )
+            for f in state.fighters
+        ),
+        ship_choices=tuple(
+            ShipChoice(id=s.id, name=s.name, surprised=s.surprised) for s in state.ships if s.status != "destroyed"
+        ),
+        stations=STATIONS,
+        npc_only=npc_only,
         ties=tuple(tuple(Named(id=sid, name=state.ship(sid).name) for sid in group) for group in ties),
         start_problems=tuple(problems),
         turn=ShipTurn(
-            id=turn.id, name=turn.name, active=turn.active, pending_power=state.pending_power,
+            id=turn.id,
+            name=turn.name,
+            active=turn.active,
+            pending_power=state.pending_power,
             distribution=distribution(turn, state.pending_power) if state.stage == "power" else (),
-            can_regen=(state.stage == "start" and turn.active and 0 < turn.shields < turn.shields_max
-                       and turn.shield_dice > 0),
+            can_regen=(
+                state.stage == "start" and turn.active and 0 < turn.shields < turn.shields_max and turn.shield_dice > 0
+            ),
             remaining=tuple(CrewChoice(key=f.id, name=f.name) for f in remaining),
             can_end=not state.acting and (not turn.active or (state.stage != "power" and not remaining)),
-        ) if turn else None,
+        )
+        if turn
+        else None,
         acting=crew_controls(state, acting) if acting else None,
         damage_ships=tuple(Named(id=s.id, name=s.name) for s in state.ships if s.status != "destroyed"),
         dealers=tuple(Named(id=x.id, name=x.name) for x in (*state.ships, *state.fighters)),
@@ -518,18 +669,25 @@ def _gm_view(state) -> dict:
 def private_view(encounter, state, user_id: int) -> MeView:
     """One player's own crew members: their ship's state, their action economy and what they may do now."""
     mine = tuple(crew_controls(state, f) for f in state.pcs() if f.owner == user_id)
-    return MeView(mine=mine, started=state.started, round=state.round,
-                  entered_initiative=bool(state.setting("entered_initiative")), systems=sws.SYSTEMS,
-                  **_status(state, False),
-                  your_turn=any(m.acting for m in mine),
-                  you_may_act=any(m.can_start or m.can_roll or m.can_distribute for m in mine))
+    return MeView(
+        mine=mine,
+        started=state.started,
+        round=state.round,
+        entered_initiative=bool(state.setting("entered_initiative")),
+        systems=sws.SYSTEMS,
+        **_status(state, False),
+        your_turn=any(m.acting for m in mine),
+        you_may_act=any(m.can_start or m.can_roll or m.can_distribute for m in mine),
+    )
 
 
 class Sw5eTable(Table):
     """SW5e starship combat at the table: this module's functions are its parts."""
 
-    PERSISTS = ("Each party and NPC ship keeps its hull and shield points, hull and shield dice and the power dice in "
-                "its stores; the crew's actions and reactions end with the fight.")
+    PERSISTS = (
+        "Each party and NPC ship keeps its hull and shield points, hull and shield dice and the power dice in "
+        "its stores; the crew's actions and reactions end with the fight."
+    )
     ENEMIES_REQUIRED = False  # the other side is NPC ships; NPC crew are optional (the GM acts for a crewless ship)
     ME_FIRST = True  # a player's page puts their own controls before the table (combat.fragments)
     review = sw_review

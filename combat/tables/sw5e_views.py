@@ -216,6 +216,7 @@ class TableView(Status):
 
 # --- the GM's controls ---------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, kw_only=True)
 class FighterRow:
     """A combatant in the GM's set-up and crew lists."""

@@ -8,10 +8,16 @@ pytestmark = pytest.mark.django_db
 
 
 def test_sign_up_logs_in_and_keeps_time_zone(client):
-    response = client.post(reverse("signup"), {
-        "username": "gemma", "email": "", "timezone": "Europe/Paris",
-        "password1": PASSWORD, "password2": PASSWORD,
-    })
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "gemma",
+            "email": "",
+            "timezone": "Europe/Paris",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
+    )
     assert response.status_code == 302
     user = User.objects.get(username="gemma")
     assert user.timezone == "Europe/Paris"
@@ -19,26 +25,45 @@ def test_sign_up_logs_in_and_keeps_time_zone(client):
 
 
 def test_sign_up_refuses_weak_password_with_a_sentence(client):
-    response = client.post(reverse("signup"), {
-        "username": "gemma", "timezone": "UTC", "password1": "12345678", "password2": "12345678",
-    })
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "gemma",
+            "timezone": "UTC",
+            "password1": "12345678",
+            "password2": "12345678",
+        },
+    )
     assert response.status_code == 400
     assert "This password is too common." in response.content.decode()
     assert not User.objects.filter(username="gemma").exists()
 
 
 def test_sign_up_returns_to_the_invite_it_came_from(client):
-    response = client.post(reverse("signup") + "?next=/join/abc/", {
-        "username": "ana", "timezone": "UTC", "password1": PASSWORD, "password2": PASSWORD, "next": "/join/abc/",
-    })
+    response = client.post(
+        reverse("signup") + "?next=/join/abc/",
+        {
+            "username": "ana",
+            "timezone": "UTC",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+            "next": "/join/abc/",
+        },
+    )
     assert response["Location"] == "/join/abc/"
 
 
 def test_sign_up_ignores_an_offsite_next(client):
-    response = client.post(reverse("signup"), {
-        "username": "ana", "timezone": "UTC", "password1": PASSWORD, "password2": PASSWORD,
-        "next": "https://evil.example.com/",
-    })
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "ana",
+            "timezone": "UTC",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+            "next": "https://evil.example.com/",
+        },
+    )
     assert response["Location"] == reverse("home")
 
 
@@ -95,14 +120,24 @@ def test_failed_attempts_are_recorded_under_a_username_that_fits_its_column():
 
 def test_password_change_needs_the_old_password(client, gm):
     client.force_login(gm)
-    response = client.post(reverse("password_change"), {
-        "old_password": "wrong", "new_password1": "another-Long-secret-77", "new_password2": "another-Long-secret-77",
-    })
+    response = client.post(
+        reverse("password_change"),
+        {
+            "old_password": "wrong",
+            "new_password1": "another-Long-secret-77",
+            "new_password2": "another-Long-secret-77",
+        },
+    )
     assert response.status_code == 400
     assert "Your old password was entered incorrectly" in response.content.decode()
-    response = client.post(reverse("password_change"), {
-        "old_password": PASSWORD, "new_password1": "another-Long-secret-77", "new_password2": "another-Long-secret-77",
-    })
+    response = client.post(
+        reverse("password_change"),
+        {
+            "old_password": PASSWORD,
+            "new_password1": "another-Long-secret-77",
+            "new_password2": "another-Long-secret-77",
+        },
+    )
     assert response.status_code == 302
     gm.refresh_from_db()
     assert gm.check_password("another-Long-secret-77")
@@ -139,11 +174,19 @@ ATTACKER = "203.0.113.66"
 
 def test_lockout_counts_the_connecting_address_whatever_headers_claim(client, gm, settings):
     for n in range(settings.AXES_FAILURE_LIMIT):
-        client.post(reverse("login"), {"username": "gemma", "password": "wrong"}, REMOTE_ADDR=ATTACKER,
-                    headers={"X-Forwarded-For": f"192.0.2.{n}", "X-Real-IP": f"192.0.2.{n}"})
+        client.post(
+            reverse("login"),
+            {"username": "gemma", "password": "wrong"},
+            REMOTE_ADDR=ATTACKER,
+            headers={"X-Forwarded-For": f"192.0.2.{n}", "X-Real-IP": f"192.0.2.{n}"},
+        )
     # A fresh forwarded header does not make a fresh client: the attacker's address stays locked.
-    response = client.post(reverse("login"), {"username": "gemma", "password": PASSWORD}, REMOTE_ADDR=ATTACKER,
-                           headers={"X-Forwarded-For": "192.0.2.200", "X-Real-IP": "192.0.2.200"})
+    response = client.post(
+        reverse("login"),
+        {"username": "gemma", "password": PASSWORD},
+        REMOTE_ADDR=ATTACKER,
+        headers={"X-Forwarded-For": "192.0.2.200", "X-Real-IP": "192.0.2.200"},
+    )
     assert response.status_code == 429
     assert not client.get(reverse("home")).context["user"].is_authenticated
 
@@ -153,10 +196,16 @@ def test_failures_from_another_address_never_lock_the_gm_out(client, gm, setting
 
     for _ in range(settings.AXES_FAILURE_LIMIT * 3):
         # Even claiming to come from the GM's own address.
-        client.post(reverse("login"), {"username": "gemma", "password": "wrong"}, REMOTE_ADDR=ATTACKER,
-                    headers={"X-Forwarded-For": GM_HOME, "X-Real-IP": GM_HOME})
-    assert client.post(reverse("login"), {"username": "gemma", "password": PASSWORD},
-                       REMOTE_ADDR=ATTACKER).status_code == 429
+        client.post(
+            reverse("login"),
+            {"username": "gemma", "password": "wrong"},
+            REMOTE_ADDR=ATTACKER,
+            headers={"X-Forwarded-For": GM_HOME, "X-Real-IP": GM_HOME},
+        )
+    assert (
+        client.post(reverse("login"), {"username": "gemma", "password": PASSWORD}, REMOTE_ADDR=ATTACKER).status_code
+        == 429
+    )
     at_home = Client()
     response = at_home.post(reverse("login"), {"username": "gemma", "password": PASSWORD}, REMOTE_ADDR=GM_HOME)
     assert response.status_code == 302

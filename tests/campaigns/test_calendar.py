@@ -19,6 +19,7 @@ START = datetime(2026, 1, 16, 19, 0, tzinfo=UTC)
 
 # A strict reader for what we write (RFC 5545 §3.1, §3.3.11) -------------------------------------------------
 
+
 def parse_ics(raw: bytes) -> list[dict]:
     """Check the physical format, then return the VEVENTs as {NAME: value} with TEXT values unescaped.
 
@@ -83,10 +84,12 @@ def utc(value: str) -> datetime:
 
 # Fixtures --------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def game(campaign, gm, clock):
-    return sessions.create_session(campaign, gm, title="The relay", starts_at=START, duration_minutes=210,
-                                   notes="Bring dice.")
+    return sessions.create_session(
+        campaign, gm, title="The relay", starts_at=START, duration_minutes=210, notes="Bring dice."
+    )
 
 
 def feed_url(user):
@@ -95,11 +98,13 @@ def feed_url(user):
 
 # The feed --------------------------------------------------------------------------------------------------
 
+
 def test_the_feed_needs_no_login_and_lists_the_users_sessions(client, game, campaign, player, gm, clock):
     other = services.create_campaign(gm, name="Other table", combat_model="hero")
     theirs = sessions.create_session(other, gm, title="Not for Ana", starts_at=START, duration_minutes=60)
-    cancelled = sessions.create_session(campaign, gm, title="Scrapped", starts_at=START + timedelta(days=7),
-                                        duration_minutes=60)
+    cancelled = sessions.create_session(
+        campaign, gm, title="Scrapped", starts_at=START + timedelta(days=7), duration_minutes=60
+    )
     sessions.cancel_session(cancelled, gm, "Ill")
     response = client.get(feed_url(player))  # anonymous: a calendar app
     assert response.status_code == 200
@@ -174,6 +179,7 @@ def test_an_inactive_users_feed_is_gone(client, player, game):
 
 # Per-session download --------------------------------------------------------------------------------------
 
+
 def test_members_download_one_session(client, player, game):
     client.force_login(player)
     response = client.get(reverse("session_ics", args=[game.campaign_id, game.pk]))
@@ -191,8 +197,9 @@ def test_outsiders_and_anonymous_cannot_download(client, outsider, game):
 
 
 def test_moving_a_session_raises_its_sequence(client, player, game):
-    sessions.update_session(game, title=game.title, starts_at=START + timedelta(hours=1), duration_minutes=210,
-                            notes=game.notes)
+    sessions.update_session(
+        game, title=game.title, starts_at=START + timedelta(hours=1), duration_minutes=210, notes=game.notes
+    )
     client.force_login(player)
     [event] = parse_ics(client.get(reverse("session_ics", args=[game.campaign_id, game.pk])).content)
     assert event["SEQUENCE"] == "1" and utc(event["DTSTART"]) == START + timedelta(hours=1)
@@ -205,8 +212,9 @@ AWKWARD_NOTES = "Line one,\nline two; with a backslash \\ and\r\nWindows ends.\n
 
 
 def test_awkward_text_survives_escaping_and_folding(client, player, campaign, gm, clock):
-    game = sessions.create_session(campaign, gm, title=AWKWARD_TITLE, starts_at=START, duration_minutes=60,
-                                   notes=AWKWARD_NOTES)
+    game = sessions.create_session(
+        campaign, gm, title=AWKWARD_TITLE, starts_at=START, duration_minutes=60, notes=AWKWARD_NOTES
+    )
     client.force_login(player)
     raw = client.get(reverse("session_ics", args=[game.campaign_id, game.pk])).content
     assert b"\r\n " in raw  # long lines were folded
@@ -230,8 +238,11 @@ def test_escape_text_follows_rfc_5545():
 
 @given(st.text(max_size=400))
 def test_any_text_round_trips_through_escape_and_fold(text):
-    raw = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\n"
-           + ics.fold("DESCRIPTION:" + ics.escape_text(text)) + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+    raw = (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\n"
+        + ics.fold("DESCRIPTION:" + ics.escape_text(text))
+        + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    )
     [event] = parse_ics(raw.encode("utf-8"))
     normal = text.replace("\r\n", "\n").replace("\r", "\n")
     allowed = "".join(ch for ch in normal if ch in "\t\n" or not (ord(ch) < 0x20 or ord(ch) == 0x7F))

@@ -8,9 +8,15 @@ pytestmark = pytest.mark.django_db
 
 def test_creating_a_campaign_makes_you_its_gm(client, gm):
     client.force_login(gm)
-    response = client.post(reverse("campaign_create"), {
-        "name": "Drift", "description": "Space", "combat_model": "expanse", "enemy_health_visibility": "exact",
-    })
+    response = client.post(
+        reverse("campaign_create"),
+        {
+            "name": "Drift",
+            "description": "Space",
+            "combat_model": "expanse",
+            "enemy_health_visibility": "exact",
+        },
+    )
     campaign = Campaign.objects.get(name="Drift")
     assert response["Location"] == campaign.get_absolute_url()
     assert Membership.objects.get(campaign=campaign, user=gm).role == "gm"
@@ -47,9 +53,14 @@ def test_gm_makes_a_co_gm_who_can_then_edit(client, gm, player, campaign):
     member.refresh_from_db()
     assert member.role == "gm"
     client.force_login(player)
-    response = client.post(reverse("campaign_edit", args=[campaign.pk]), {
-        "name": "Drift II", "combat_model": "burn_bryte", "enemy_health_visibility": "none",
-    })
+    response = client.post(
+        reverse("campaign_edit", args=[campaign.pk]),
+        {
+            "name": "Drift II",
+            "combat_model": "burn_bryte",
+            "enemy_health_visibility": "none",
+        },
+    )
     assert response.status_code == 302
     campaign.refresh_from_db()
     assert campaign.name == "Drift II"
@@ -104,7 +115,7 @@ def test_gm_notes_edit_inline_with_htmx(client, gm, campaign):
     url = reverse("gm_notes", args=[campaign.pk])
     form = client.get(url + "?edit=1", headers={"HX-Request": "true"})
     body = form.content.decode()
-    assert "<html" not in body and 'name="gm_notes"' in body and 'hx-post' in body
+    assert "<html" not in body and 'name="gm_notes"' in body and "hx-post" in body
     saved = client.post(url, {"gm_notes": "Ambush at the relay"}, headers={"HX-Request": "true"})
     body = saved.content.decode()
     assert "<html" not in body and "Ambush at the relay" in body and 'id="gm-notes"' in body
@@ -148,5 +159,5 @@ def test_gm_notes_work_without_javascript(client, gm, campaign):
 def test_htmx_requests_carry_the_csrf_header(client, gm, campaign):
     client.force_login(gm)
     page = client.get(campaign.get_absolute_url()).content.decode()
-    assert "hx-headers:inherited='{\"X-CSRFToken\": \"" in page
+    assert 'hx-headers:inherited=\'{"X-CSRFToken": "' in page
     assert "vendor/htmx/htmx.min" in page

@@ -51,14 +51,36 @@ def visible_text(response):
 # What a player types for each combat model, and what must be stored.
 NEW_PCS = {
     "burn_bryte": (
-        {"s_skill_melee": "8", "s_skill_stealth": "12", "s_health": "2", "s_health_max": "4", "s_nova_points": "1",
-         "s_nova_box_d6": "on", "s_neg_minor": "Stealth"},
-        {"skill_melee": 8, "skill_stealth": 12, "skill_computers": 4, "health": 2, "health_max": 4, "nova_points": 1,
-         "nova_box_d6": True, "nova_box_d4": False, "neg_minor": "Stealth", "speed": 5},
+        {
+            "s_skill_melee": "8",
+            "s_skill_stealth": "12",
+            "s_health": "2",
+            "s_health_max": "4",
+            "s_nova_points": "1",
+            "s_nova_box_d6": "on",
+            "s_neg_minor": "Stealth",
+        },
+        {
+            "skill_melee": 8,
+            "skill_stealth": 12,
+            "skill_computers": 4,
+            "health": 2,
+            "health_max": 4,
+            "nova_points": 1,
+            "nova_box_d6": True,
+            "nova_box_d4": False,
+            "neg_minor": "Stealth",
+            "speed": 5,
+        },
     ),
     "sw5e": (
-        {"s_initiative_mod": " 3 ", "s_station": "pilot", "s_bonus_action": "on", "s_hit_points": "12",
-         "s_hit_points_max": "20"},
+        {
+            "s_initiative_mod": " 3 ",
+            "s_station": "pilot",
+            "s_bonus_action": "on",
+            "s_hit_points": "12",
+            "s_hit_points_max": "20",
+        },
         {"initiative_mod": 3, "station": "pilot", "bonus_action": True, "hit_points": 12, "hit_points_max": 20},
     ),
     "hero": (
@@ -66,15 +88,29 @@ NEW_PCS = {
         {"spd": 4, "dex": 18, "initiative_dex": 21, "stun": -3, "stun_max": 30, "body": 10, "end_max": 20},
     ),
     "expanse": (
-        {"s_dexterity": "3", "s_armour": "light", "s_conditions": " prone,  Injured ,Prone",
-         "s_focuses": "Dexterity   (Initiative), Accuracy (Pistols)", "s_fortune": "10", "s_fortune_max": "18"},
-        {"dexterity": 3, "armour": "light", "conditions": ["Prone", "Injured"],
-         "focuses": ["Dexterity (Initiative)", "Accuracy (Pistols)"], "fortune": 10, "fortune_max": 18, "level": 1},
+        {
+            "s_dexterity": "3",
+            "s_armour": "light",
+            "s_conditions": " prone,  Injured ,Prone",
+            "s_focuses": "Dexterity   (Initiative), Accuracy (Pistols)",
+            "s_fortune": "10",
+            "s_fortune_max": "18",
+        },
+        {
+            "dexterity": 3,
+            "armour": "light",
+            "conditions": ["Prone", "Injured"],
+            "focuses": ["Dexterity (Initiative)", "Accuracy (Pistols)"],
+            "fortune": 10,
+            "fortune_max": 18,
+            "level": 1,
+        },
     ),
 }
 
 
 # --- players make their own PCs --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("system", sorted(NEW_PCS))
 def test_player_creates_a_pc_in_each_combat_model(player_client, campaign, player, system):
@@ -102,13 +138,20 @@ def test_player_creates_a_pc_in_each_combat_model(player_client, campaign, playe
     assert registry.get(system).name in page
 
 
-def test_player_cannot_make_an_npc_a_template_or_a_pc_for_someone_else(player_client, campaign, player,
-                                                                       other_player):
-    response = player_client.post(create_url(campaign), {
-        "name": "Sneaky", "system": "hero", "s_spd": "5",
-        "kind": "npc", "owner": str(other_player.pk), "is_template": "on", "quantity": "7",
-        "gm_notes": "SECRET-FORGED",
-    })
+def test_player_cannot_make_an_npc_a_template_or_a_pc_for_someone_else(player_client, campaign, player, other_player):
+    response = player_client.post(
+        create_url(campaign),
+        {
+            "name": "Sneaky",
+            "system": "hero",
+            "s_spd": "5",
+            "kind": "npc",
+            "owner": str(other_player.pk),
+            "is_template": "on",
+            "quantity": "7",
+            "gm_notes": "SECRET-FORGED",
+        },
+    )
     assert response.status_code == 302
     character = Character.objects.get(name="Sneaky")
     assert character.kind == Character.Kind.PC
@@ -120,10 +163,18 @@ def test_player_cannot_make_an_npc_a_template_or_a_pc_for_someone_else(player_cl
 
 
 def test_player_editing_their_pc_keeps_the_gm_notes(player_client, pc, player):
-    response = player_client.post(edit_url(pc), {
-        "name": "Luwe the Bold", "system": "burn_bryte", "s_health": "1", "s_health_max": "3",
-        "gm_notes": "", "owner": "", "kind": "npc",
-    })
+    response = player_client.post(
+        edit_url(pc),
+        {
+            "name": "Luwe the Bold",
+            "system": "burn_bryte",
+            "s_health": "1",
+            "s_health_max": "3",
+            "gm_notes": "",
+            "owner": "",
+            "kind": "npc",
+        },
+    )
     assert response.status_code == 302
     pc.refresh_from_db()
     assert pc.name == "Luwe the Bold"
@@ -148,19 +199,31 @@ def test_anonymous_visitor_is_sent_to_log_in(client, campaign):
 
 # --- impossible stats ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("system,posted,field,sentence", [
-    ("hero", {"s_spd": "13"}, "s_spd", "SPD cannot be above 12."),
-    ("hero", {"s_spd": "0"}, "s_spd", "SPD cannot be below 1."),
-    ("burn_bryte", {"s_health": "5", "s_health_max": "3"}, "s_health",
-     "Health Levels cannot be above Maximum Health Levels (3)."),
-    ("expanse", {"s_conditions": "Prone, Bored"}, "s_conditions", "'Bored' is not one of the conditions"),
-    ("hero", {"s_dex": "abc"}, "s_dex", "DEX must be a whole number."),
-    ("hero", {"s_dex": "1.5"}, "s_dex", "DEX must be a whole number."),
-    ("burn_bryte", {"s_speed": ""}, "s_speed", "Speed (squares) is required."),
-    ("burn_bryte", {"s_skill_melee": "7"}, "s_skill_melee", "Melee must be one of: d4, d6, d8, d10, d12."),
-    ("sw5e", {"s_hit_points": "30", "s_hit_points_max": "20"}, "s_hit_points",
-     "Hit points cannot be above Maximum hit points (20)."),
-])
+
+@pytest.mark.parametrize(
+    "system,posted,field,sentence",
+    [
+        ("hero", {"s_spd": "13"}, "s_spd", "SPD cannot be above 12."),
+        ("hero", {"s_spd": "0"}, "s_spd", "SPD cannot be below 1."),
+        (
+            "burn_bryte",
+            {"s_health": "5", "s_health_max": "3"},
+            "s_health",
+            "Health Levels cannot be above Maximum Health Levels (3).",
+        ),
+        ("expanse", {"s_conditions": "Prone, Bored"}, "s_conditions", "'Bored' is not one of the conditions"),
+        ("hero", {"s_dex": "abc"}, "s_dex", "DEX must be a whole number."),
+        ("hero", {"s_dex": "1.5"}, "s_dex", "DEX must be a whole number."),
+        ("burn_bryte", {"s_speed": ""}, "s_speed", "Speed (squares) is required."),
+        ("burn_bryte", {"s_skill_melee": "7"}, "s_skill_melee", "Melee must be one of: d4, d6, d8, d10, d12."),
+        (
+            "sw5e",
+            {"s_hit_points": "30", "s_hit_points_max": "20"},
+            "s_hit_points",
+            "Hit points cannot be above Maximum hit points (20).",
+        ),
+    ],
+)
 def test_impossible_stats_are_refused_next_to_the_field(player_client, campaign, system, posted, field, sentence):
     before = Character.objects.count()
     response = player_client.post(create_url(campaign), {"name": "Oops", "system": system, **posted})
@@ -175,9 +238,17 @@ def test_impossible_stats_are_refused_next_to_the_field(player_client, campaign,
 
 
 def test_several_impossible_stats_each_get_their_sentence(player_client, campaign):
-    response = player_client.post(create_url(campaign), {
-        "name": "Oops", "system": "hero", "s_spd": "13", "s_dex": "lots", "s_body": "12", "s_body_max": "10",
-    })
+    response = player_client.post(
+        create_url(campaign),
+        {
+            "name": "Oops",
+            "system": "hero",
+            "s_spd": "13",
+            "s_dex": "lots",
+            "s_body": "12",
+            "s_body_max": "10",
+        },
+    )
     assert response.status_code == 400
     assert field_errors(response, "s_spd") == ["SPD cannot be above 12."]
     assert field_errors(response, "s_dex") == ["DEX must be a whole number."]
@@ -203,6 +274,7 @@ def test_unknown_combat_model_is_refused_with_a_sentence(player_client, campaign
 
 
 # --- whose character is it ---------------------------------------------------------------------------------------
+
 
 def test_player_cannot_edit_or_delete_another_players_pc(player_client, other_pc):
     assert player_client.get(edit_url(other_pc)).status_code == 404
@@ -265,10 +337,19 @@ def test_gm_sees_every_sheet_with_its_gm_notes(gm_client, pc, other_pc, npc):
 
 
 def test_gm_edits_a_players_pc_and_its_gm_notes(gm_client, pc, player):
-    response = gm_client.post(edit_url(pc), {
-        "name": "Luwe", "system": "burn_bryte", "kind": "pc", "owner": str(player.pk), "quantity": "1",
-        "gm_notes": "SECRET-PC-NOTE: owes the relay money", "s_health": "1", "s_health_max": "5",
-    })
+    response = gm_client.post(
+        edit_url(pc),
+        {
+            "name": "Luwe",
+            "system": "burn_bryte",
+            "kind": "pc",
+            "owner": str(player.pk),
+            "quantity": "1",
+            "gm_notes": "SECRET-PC-NOTE: owes the relay money",
+            "s_health": "1",
+            "s_health_max": "5",
+        },
+    )
     assert response.status_code == 302
     pc.refresh_from_db()
     assert pc.gm_notes == "SECRET-PC-NOTE: owes the relay money"
@@ -315,9 +396,18 @@ def test_players_never_see_gm_notes_anywhere(client, player, other_player, campa
 
 # --- NPCs and templates ----------------------------------------------------------------------------------------
 
+
 def npc_data(**overrides):
-    data = {"name": "Nivick", "system": "burn_bryte", "kind": "npc", "owner": "", "is_template": "on",
-            "quantity": "4", "gm_notes": "SECRET-NEW-NPC", "s_skill_ranged": "10"}
+    data = {
+        "name": "Nivick",
+        "system": "burn_bryte",
+        "kind": "npc",
+        "owner": "",
+        "is_template": "on",
+        "quantity": "4",
+        "gm_notes": "SECRET-NEW-NPC",
+        "s_skill_ranged": "10",
+    }
     data.update(overrides)
     return {k: v for k, v in data.items() if v is not None}
 
@@ -367,8 +457,9 @@ def test_pc_marked_as_template_is_refused(gm_client, campaign, player):
 
 
 def test_gm_cannot_give_a_pc_to_someone_outside_the_campaign(gm_client, campaign, outsider):
-    response = gm_client.post(create_url(campaign), npc_data(kind="pc", owner=str(outsider.pk), is_template=None,
-                                                             quantity="1"))
+    response = gm_client.post(
+        create_url(campaign), npc_data(kind="pc", owner=str(outsider.pk), is_template=None, quantity="1")
+    )
     assert response.status_code == 400
     errors = field_errors(response, "owner")
     assert errors and errors[0].endswith(".")
@@ -376,14 +467,16 @@ def test_gm_cannot_give_a_pc_to_someone_outside_the_campaign(gm_client, campaign
 
 
 def test_gm_makes_a_pc_for_a_player(gm_client, campaign, player):
-    response = gm_client.post(create_url(campaign), npc_data(name="Pre-gen", kind="pc", owner=str(player.pk),
-                                                             is_template=None, quantity="1"))
+    response = gm_client.post(
+        create_url(campaign), npc_data(name="Pre-gen", kind="pc", owner=str(player.pk), is_template=None, quantity="1")
+    )
     assert response.status_code == 302
     pregen = Character.objects.get(name="Pre-gen")
     assert pregen.owner == player and pregen.kind == Character.Kind.PC
 
 
 # --- switching the combat model --------------------------------------------------------------------------------
+
 
 def test_changing_the_model_swaps_in_its_stat_fields(player_client, campaign):
     response = player_client.get(create_url(campaign) + "?system=hero", headers={"HX-Request": "true"})
@@ -397,8 +490,9 @@ def test_changing_the_model_swaps_in_its_stat_fields(player_client, campaign):
     assert 'name="name"' not in body  # only the stat fields, not the whole form
 
 
-@pytest.mark.parametrize("system,present", [("expanse", "s_conditions"), ("sw5e", "s_station"),
-                                            ("burn_bryte", "s_skill_skullduggery")])
+@pytest.mark.parametrize(
+    "system,present", [("expanse", "s_conditions"), ("sw5e", "s_station"), ("burn_bryte", "s_skill_skullduggery")]
+)
 def test_each_model_has_its_own_fragment(gm_client, campaign, system, present):
     response = gm_client.get(create_url(campaign) + f"?system={system}", headers={"HX-Request": "true"})
     body = response.content.decode()
@@ -422,6 +516,7 @@ def test_unknown_model_in_the_url_falls_back_to_the_campaign_default(player_clie
 
 
 # --- lists on the campaign page --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("who", ["player", "gm"])
 def test_campaign_page_shows_the_pc_summary(client, campaign, pc, request, who):

@@ -12,8 +12,15 @@ pytestmark = pytest.mark.django_db
 def _counts():
     from combat.models import Encounter
 
-    return (Encounter.objects.count(), User.objects.count(), Campaign.objects.count(), Membership.objects.count(), Character.objects.count(),
-            Ship.objects.count(), CrewAssignment.objects.count())
+    return (
+        Encounter.objects.count(),
+        User.objects.count(),
+        Campaign.objects.count(),
+        Membership.objects.count(),
+        Character.objects.count(),
+        Ship.objects.count(),
+        CrewAssignment.objects.count(),
+    )
 
 
 def test_demo_has_a_gm_three_players_all_models_and_two_ships(capsys):

@@ -64,8 +64,12 @@ def test_link_sends_anonymous_visitors_to_log_in_first(client, invite):
 @pytest.mark.parametrize("typed", ["{code}", "{lower}", "{dashed}", " {dashed_lower} "])
 def test_join_by_typing_the_code_however_it_is_typed(client, outsider, campaign, invite, typed):
     client.force_login(outsider)
-    code = typed.format(code=invite.code, lower=invite.code.lower(), dashed=invite.code_display,
-                        dashed_lower=invite.code_display.lower())
+    code = typed.format(
+        code=invite.code,
+        lower=invite.code.lower(),
+        dashed=invite.code_display,
+        dashed_lower=invite.code_display.lower(),
+    )
     response = client.post(reverse("join_code"), {"code": code})
     assert response["Location"] == campaign.get_absolute_url()
     assert Membership.objects.filter(campaign=campaign, user=outsider, role="player").exists()
@@ -140,12 +144,17 @@ def test_gms_get_an_email_when_a_player_joins(client, outsider, campaign, invite
 
 # --- wrong codes are throttled -------------------------------------------------------------------------------------
 
+
 def test_wrong_codes_are_throttled_per_user(client, outsider, campaign, invite, settings):
     client.force_login(outsider)
     for n in range(settings.FRAY_THROTTLES["join_code"]["user"]):
         # From a new address each time, and with a forwarded header claiming yet another: the user is counted.
-        response = client.post(reverse("join_code"), {"code": "ZZZZ-ZZZZ"}, REMOTE_ADDR=f"203.0.113.{n}",
-                               headers={"X-Forwarded-For": f"198.51.100.{n}"})
+        response = client.post(
+            reverse("join_code"),
+            {"code": "ZZZZ-ZZZZ"},
+            REMOTE_ADDR=f"203.0.113.{n}",
+            headers={"X-Forwarded-For": f"198.51.100.{n}"},
+        )
         assert response.status_code == 400
     # Past the limit even the right code is refused, with a sentence on the form.
     response = client.post(reverse("join_code"), {"code": invite.code}, REMOTE_ADDR="203.0.113.200")
@@ -167,13 +176,18 @@ def test_wrong_codes_are_throttled_per_client_address(client, campaign, invite, 
     shared = "203.0.113.9"
     for n in range(3):
         client.force_login(make_user(f"guesser{n}"))
-        response = client.post(reverse("join_code"), {"code": "ZZZZ-ZZZZ"}, REMOTE_ADDR=shared,
-                               headers={"X-Forwarded-For": f"198.51.100.{n}", "X-Real-IP": f"198.51.100.{n}"})
+        response = client.post(
+            reverse("join_code"),
+            {"code": "ZZZZ-ZZZZ"},
+            REMOTE_ADDR=shared,
+            headers={"X-Forwarded-For": f"198.51.100.{n}", "X-Real-IP": f"198.51.100.{n}"},
+        )
         assert response.status_code == 400
     newcomer = make_user("newcomer")
     client.force_login(newcomer)
-    response = client.post(reverse("join_code"), {"code": invite.code}, REMOTE_ADDR=shared,
-                           headers={"X-Forwarded-For": "192.0.2.50"})
+    response = client.post(
+        reverse("join_code"), {"code": invite.code}, REMOTE_ADDR=shared, headers={"X-Forwarded-For": "192.0.2.50"}
+    )
     assert response.status_code == 429 and "Too many wrong codes" in response.content.decode()
     assert not Membership.objects.filter(user=newcomer).exists()
     # From another address the same user joins.
@@ -192,6 +206,7 @@ def test_a_right_code_is_not_counted_as_a_wrong_one(client, gm, outsider, campai
 
 # --- a removed member stays out ------------------------------------------------------------------------------------
 
+
 def remove(client, gm, campaign, user):
     client.force_login(gm)
     member = Membership.objects.get(campaign=campaign, user=user)
@@ -203,8 +218,11 @@ def test_a_removed_member_cannot_rejoin_with_the_link_or_code_they_had(client, g
     remove(client, gm, campaign, player)
     client.force_login(player)
     link = reverse("join_link", args=[invite.token])
-    for response in (client.get(link), client.post(link, {"confirm": "1"}),
-                     client.post(reverse("join_code"), {"code": invite.code})):
+    for response in (
+        client.get(link),
+        client.post(link, {"confirm": "1"}),
+        client.post(reverse("join_code"), {"code": invite.code}),
+    ):
         assert response.status_code == 400
         assert "The GM removed you from this campaign after this invite was made." in response.content.decode()
         assert "Join as a player" not in response.content.decode()

@@ -100,19 +100,26 @@ def test_requests_are_throttled_per_address(client, gm):
 
 
 def test_an_address_without_an_account_is_throttled_alike(client):
-    statuses = [client.post(reverse("password_reset"), {"email": "nobody@example.com"}).status_code
-                for _ in range(4)]
+    statuses = [client.post(reverse("password_reset"), {"email": "nobody@example.com"}).status_code for _ in range(4)]
     assert statuses == [302, 302, 302, 429]
 
 
 def test_requests_are_throttled_per_client(client, gm):
     many = "203.0.113.7"
     for n in range(10):
-        response = client.post(reverse("password_reset"), {"email": f"n{n}@example.com"}, REMOTE_ADDR=many,
-                               headers={"X-Forwarded-For": f"198.51.100.{n}"})
+        response = client.post(
+            reverse("password_reset"),
+            {"email": f"n{n}@example.com"},
+            REMOTE_ADDR=many,
+            headers={"X-Forwarded-For": f"198.51.100.{n}"},
+        )
         assert response.status_code == 302
-    response = client.post(reverse("password_reset"), {"email": "gemma@example.com"}, REMOTE_ADDR=many,
-                           headers={"X-Forwarded-For": "198.51.100.99"})
+    response = client.post(
+        reverse("password_reset"),
+        {"email": "gemma@example.com"},
+        REMOTE_ADDR=many,
+        headers={"X-Forwarded-For": "198.51.100.99"},
+    )
     assert response.status_code == 429 and mail.outbox == []
     elsewhere = client.post(reverse("password_reset"), {"email": "gemma@example.com"}, REMOTE_ADDR="192.0.2.1")
     assert elsewhere.status_code == 302 and len(mail.outbox) == 1

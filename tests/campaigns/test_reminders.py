@@ -46,11 +46,13 @@ EVERYONE = ["ana@example.com", "ben@example.com", "gemma@example.com"]
 
 # Scheduling ------------------------------------------------------------------------------------------------
 
+
 def test_a_new_session_owes_each_member_a_reminder_24_h_and_1_h_before(game, gm, player, other_player):
     rows = sorted(Reminder.objects.values_list("user__username", "offset_minutes", "send_at", "kind"))
     assert rows == sorted(
         (user, minutes, START - timedelta(minutes=minutes), "reminder")
-        for user in ("gemma", "ana", "ben") for minutes in (1440, 60)
+        for user in ("gemma", "ana", "ben")
+        for minutes in (1440, 60)
     )
 
 
@@ -114,7 +116,8 @@ def test_overdue_24_h_and_1_h_together_send_only_the_latest(game, clock):
     assert sweep() == {"sent": 3, "skipped": 3}
     assert [m.subject for m in mail.outbox] == ["Reminder: The relay starts in 30 minutes"] * 3
     assert set(Reminder.objects.filter(offset_minutes=1440).values_list("skipped_reason", flat=True)) == {
-        "superseded by a later reminder"}
+        "superseded by a later reminder"
+    }
     assert all(r.late for r in Reminder.objects.filter(offset_minutes=60))
 
 
@@ -127,6 +130,7 @@ def test_reminders_are_not_sent_after_the_session_started(game, clock):
 
 # Rescheduling ----------------------------------------------------------------------------------------------
 
+
 def test_rescheduling_moves_unsent_reminders_and_leaves_sent_ones(game, clock):
     clock.set(START - timedelta(hours=24))
     sweep()
@@ -136,7 +140,8 @@ def test_rescheduling_moves_unsent_reminders_and_leaves_sent_ones(game, clock):
     sessions.update_session(game, title=game.title, starts_at=moved, duration_minutes=180)
     assert {r.pk: (r.send_at, r.sent_at) for r in Reminder.objects.filter(sent_at__isnull=False)} == sent_before
     assert sorted(pending().values_list("offset_minutes", "send_at")) == sorted(
-        [(60, moved - timedelta(hours=1))] * 3 + [(1440, moved - timedelta(hours=24))] * 3)
+        [(60, moved - timedelta(hours=1))] * 3 + [(1440, moved - timedelta(hours=24))] * 3
+    )
     # The old times pass quietly; the new ones send, with the new date.
     clock.set(START - timedelta(hours=1))
     assert sweep() == {}
@@ -168,36 +173,56 @@ def test_a_claimed_reminder_that_gets_rescheduled_is_not_sent_by_the_old_claim(g
 
 def test_changing_the_campaign_offsets_recomputes_the_schedule(client, gm, game, campaign, clock):
     client.force_login(gm)
-    response = client.post(reverse("campaign_edit", args=[campaign.pk]), {
-        "name": campaign.name, "combat_model": campaign.combat_model, "enemy_health_visibility": "exact",
-        "reminder_offsets": "48, 0.5, 48h",
-    })
+    response = client.post(
+        reverse("campaign_edit", args=[campaign.pk]),
+        {
+            "name": campaign.name,
+            "combat_model": campaign.combat_model,
+            "enemy_health_visibility": "exact",
+            "reminder_offsets": "48, 0.5, 48h",
+        },
+    )
     assert response.status_code == 302
     campaign.refresh_from_db()
     assert campaign.reminder_offsets == "48,0.5"
     assert sorted(set(pending().values_list("offset_minutes", "send_at"))) == [
-        (30, START - timedelta(minutes=30)), (2880, START - timedelta(hours=48))]
-    client.post(reverse("campaign_edit", args=[campaign.pk]), {
-        "name": campaign.name, "combat_model": campaign.combat_model, "enemy_health_visibility": "exact",
-        "reminder_offsets": "",
-    })
+        (30, START - timedelta(minutes=30)),
+        (2880, START - timedelta(hours=48)),
+    ]
+    client.post(
+        reverse("campaign_edit", args=[campaign.pk]),
+        {
+            "name": campaign.name,
+            "combat_model": campaign.combat_model,
+            "enemy_health_visibility": "exact",
+            "reminder_offsets": "",
+        },
+    )
     assert not pending().exists()
 
 
-@pytest.mark.parametrize("value, sentence", [
-    ("soon", "“soon” is not a number of hours. Write hours separated by commas, such as 24, 1."),
-    ("-1", "Each reminder must be a positive number of hours before the session."),
-    ("0", "Each reminder must be a positive number of hours before the session."),
-    ("0.01", "0.01 hours is not a whole number of minutes; use, for example, 0.5 for 30 minutes."),
-    ("200", "A reminder can be at most 168 hours (one week) before the session."),
-    ("1,2,3,4,5", "Choose at most 4 reminders."),
-])
+@pytest.mark.parametrize(
+    "value, sentence",
+    [
+        ("soon", "“soon” is not a number of hours. Write hours separated by commas, such as 24, 1."),
+        ("-1", "Each reminder must be a positive number of hours before the session."),
+        ("0", "Each reminder must be a positive number of hours before the session."),
+        ("0.01", "0.01 hours is not a whole number of minutes; use, for example, 0.5 for 30 minutes."),
+        ("200", "A reminder can be at most 168 hours (one week) before the session."),
+        ("1,2,3,4,5", "Choose at most 4 reminders."),
+    ],
+)
 def test_bad_offsets_are_explained(client, gm, campaign, value, sentence):
     client.force_login(gm)
-    response = client.post(reverse("campaign_edit", args=[campaign.pk]), {
-        "name": campaign.name, "combat_model": campaign.combat_model, "enemy_health_visibility": "exact",
-        "reminder_offsets": value,
-    })
+    response = client.post(
+        reverse("campaign_edit", args=[campaign.pk]),
+        {
+            "name": campaign.name,
+            "combat_model": campaign.combat_model,
+            "enemy_health_visibility": "exact",
+            "reminder_offsets": value,
+        },
+    )
     assert response.status_code == 400
     page = response.content.decode()
     assert f'<p class="error" role="alert">{sentence}</p>' in page
@@ -206,6 +231,7 @@ def test_bad_offsets_are_explained(client, gm, campaign, value, sentence):
 
 
 # Cancelling ------------------------------------------------------------------------------------------------
+
 
 def test_cancelling_drops_reminders_and_notifies_everyone_else_once(game, gm, player, clock):
     Membership.objects.filter(user=player).update(reminders_opt_out=True)  # notices are not reminders
@@ -239,6 +265,7 @@ def test_marking_done_drops_what_is_left(game, clock):
 
 
 # Who gets them ---------------------------------------------------------------------------------------------
+
 
 def test_a_member_who_opted_out_gets_none_and_can_opt_back_in(client, game, player, clock):
     client.force_login(player)
@@ -293,6 +320,7 @@ def test_without_an_email_address_the_reminder_is_in_the_app_only(game, player, 
 
 # Failures and crashes --------------------------------------------------------------------------------------
 
+
 def test_a_failed_send_is_retried_by_the_next_sweep(game, clock):
     clock.set(START - timedelta(hours=1))
     with patch("campaigns.reminders.send_mail", side_effect=ConnectionRefusedError("smtp down")):
@@ -320,8 +348,7 @@ def test_after_max_attempts_the_reminder_is_delivered_in_the_app_only(game, cloc
     assert outcomes == [{"failed": 3}] * (reminders.MAX_ATTEMPTS - 1) + [{"sent": 3}]
     assert Notification.objects.count() == 3 and mail.outbox == []
     rows = Reminder.objects.filter(offset_minutes=1440)  # the 24 h ones are due; the 1 h ones not yet
-    assert all(r.sent_at and r.attempts == reminders.MAX_ATTEMPTS and r.last_error == "OSError: no route"
-               for r in rows)
+    assert all(r.sent_at and r.attempts == reminders.MAX_ATTEMPTS and r.last_error == "OSError: no route" for r in rows)
     clock.advance(minutes=1)
     assert sweep() == {}
 
@@ -384,6 +411,7 @@ def test_an_unknown_claim_token_sends_nothing(game, clock):
 
 # The Celery task -------------------------------------------------------------------------------------------
 
+
 def test_beat_runs_the_sweep_every_minute():
     entry = settings.CELERY_BEAT_SCHEDULE["send-due-reminders"]
     assert entry["task"] == "campaigns.tasks.send_due_reminders" and entry["schedule"] == 60.0
@@ -401,6 +429,7 @@ def test_the_task_sends_what_is_due(game, clock):
 
 
 # Notifications page and badge ------------------------------------------------------------------------------
+
 
 def test_unread_badge_and_the_page_that_reads_them(client, game, player, other_player, clock):
     clock.set(START - timedelta(hours=24))

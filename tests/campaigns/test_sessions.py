@@ -17,13 +17,13 @@ WINTER_START = datetime(2026, 1, 16, 19, 0, tzinfo=UTC)  # a week after the cloc
 
 @pytest.fixture
 def game(campaign, gm, clock):
-    return sessions.create_session(campaign, gm, title="The relay", starts_at=WINTER_START, duration_minutes=210,
-                                   notes="Bring dice.")
+    return sessions.create_session(
+        campaign, gm, title="The relay", starts_at=WINTER_START, duration_minutes=210, notes="Bring dice."
+    )
 
 
 def _form(**overrides):
-    data = {"title": "Session 12", "starts_at": "2026-01-16T20:00", "length": "3", "length_unit": "hours",
-            "notes": ""}
+    data = {"title": "Session 12", "starts_at": "2026-01-16T20:00", "length": "3", "length_unit": "hours", "notes": ""}
     data.update(overrides)
     return data
 
@@ -33,6 +33,7 @@ def _field_errors(page: str) -> list[str]:
 
 
 # Planning --------------------------------------------------------------------------------------------------
+
 
 def test_gm_plans_a_session_in_their_own_time_zone(client, gm, campaign, clock):
     gm.timezone = "Europe/Paris"
@@ -70,19 +71,23 @@ def test_each_member_sees_the_start_in_their_own_time_zone(client, player, game,
     player.timezone = tz
     player.save()
     client.force_login(player)
-    for url in (game.get_absolute_url(), reverse("sessions", args=[game.campaign_id]),
-                game.campaign.get_absolute_url()):
+    for url in (
+        game.get_absolute_url(),
+        reverse("sessions", args=[game.campaign_id]),
+        game.campaign.get_absolute_url(),
+    ):
         page = client.get(url).content.decode()
         assert f", {shown}</time>" in page, url
     assert f"Times in your time zone, {tz}" in client.get(game.get_absolute_url()).content.decode()
 
 
 def test_campaign_page_shows_the_next_session_and_links_to_all(client, player, game, campaign, clock):
-    later = sessions.create_session(campaign, None, title="After the relay", starts_at=WINTER_START + timedelta(days=7),
-                                    duration_minutes=180)
+    later = sessions.create_session(
+        campaign, None, title="After the relay", starts_at=WINTER_START + timedelta(days=7), duration_minutes=180
+    )
     client.force_login(player)
     page = client.get(campaign.get_absolute_url()).content.decode()
-    section = page[page.index('id="sessions"'):page.index('id="enc-h"')]
+    section = page[page.index('id="sessions"') : page.index('id="enc-h"')]
     assert "Next: The relay" in section and later.title not in section
     assert reverse("sessions", args=[campaign.pk]) in section
     assert reverse("session_create", args=[campaign.pk]) not in section  # players do not plan sessions
@@ -97,8 +102,9 @@ def test_campaign_page_without_sessions_says_so(client, gm, campaign, clock):
 
 
 def test_past_and_cancelled_sessions_are_listed_apart(client, player, campaign, game, clock):
-    other = sessions.create_session(campaign, None, title="Scrapped", starts_at=WINTER_START + timedelta(days=1),
-                                    duration_minutes=60)
+    other = sessions.create_session(
+        campaign, None, title="Scrapped", starts_at=WINTER_START + timedelta(days=1), duration_minutes=60
+    )
     sessions.cancel_session(other, None)
     client.force_login(player)
     page = client.get(reverse("sessions", args=[campaign.pk])).content.decode()
@@ -108,6 +114,7 @@ def test_past_and_cancelled_sessions_are_listed_apart(client, player, campaign, 
 
 
 # RSVPs -----------------------------------------------------------------------------------------------------
+
 
 def test_rsvp_by_htmx_swaps_the_block_and_the_group_sees_it(client, player, other_player, game):
     client.force_login(player)
@@ -139,8 +146,10 @@ def test_changing_an_answer_keeps_one_rsvp(client, player, game):
 
 def test_a_player_answers_only_for_themself(client, player, other_player, game):
     client.force_login(player)
-    client.post(reverse("session_rsvp", args=[game.campaign_id, game.pk]),
-                {"answer": "no", "user": other_player.pk, "user_id": other_player.pk})
+    client.post(
+        reverse("session_rsvp", args=[game.campaign_id, game.pk]),
+        {"answer": "no", "user": other_player.pk, "user_id": other_player.pk},
+    )
     assert list(Rsvp.objects.values_list("user", "answer")) == [(player.pk, "no")]
 
 
@@ -166,23 +175,36 @@ def test_rsvps_of_people_who_left_are_not_shown(client, gm, player, game, campai
 
 # GM actions ------------------------------------------------------------------------------------------------
 
+
 def test_gm_edits_a_session_and_its_calendar_sequence_goes_up(client, gm, game):
     client.force_login(gm)
-    response = client.post(reverse("session_edit", args=[game.campaign_id, game.pk]),
-                           _form(title="The relay, part 2", starts_at="2026-01-17T19:00", length="4"))
+    response = client.post(
+        reverse("session_edit", args=[game.campaign_id, game.pk]),
+        _form(title="The relay, part 2", starts_at="2026-01-17T19:00", length="4"),
+    )
     assert response.status_code == 302
     game.refresh_from_db()
     assert (game.title, game.starts_at, game.duration_minutes) == (
-        "The relay, part 2", datetime(2026, 1, 17, 19, 0, tzinfo=UTC), 240)
+        "The relay, part 2",
+        datetime(2026, 1, 17, 19, 0, tzinfo=UTC),
+        240,
+    )
     assert game.sequence == 1
 
 
 def test_a_session_that_has_begun_can_still_get_notes(client, gm, game, clock):
     clock.set(WINTER_START + timedelta(minutes=30))
     client.force_login(gm)
-    response = client.post(reverse("session_edit", args=[game.campaign_id, game.pk]),
-                           _form(title=game.title, starts_at="2026-01-16T19:00", length="210", length_unit="minutes",
-                                 notes="We stopped at the airlock."))
+    response = client.post(
+        reverse("session_edit", args=[game.campaign_id, game.pk]),
+        _form(
+            title=game.title,
+            starts_at="2026-01-16T19:00",
+            length="210",
+            length_unit="minutes",
+            notes="We stopped at the airlock.",
+        ),
+    )
     assert response.status_code == 302
     game.refresh_from_db()
     assert game.notes == "We stopped at the airlock."
@@ -208,8 +230,9 @@ def test_gm_cancels_with_a_message(client, gm, game):
 def test_a_cancelled_session_cannot_be_edited(client, gm, game):
     sessions.cancel_session(game, gm)
     client.force_login(gm)
-    response = client.post(reverse("session_edit", args=[game.campaign_id, game.pk]), _form(title="Back on"),
-                           follow=True)
+    response = client.post(
+        reverse("session_edit", args=[game.campaign_id, game.pk]), _form(title="Back on"), follow=True
+    )
     assert "This session is cancelled; it can no longer be changed." in response.content.decode()
     game.refresh_from_db()
     assert game.title == "The relay"
@@ -230,14 +253,25 @@ def test_done_only_once_the_session_has_started(client, gm, game, clock):
 
 # Permissions -----------------------------------------------------------------------------------------------
 
+
 def test_non_members_get_404_for_every_session_page(client, outsider, game):
     client.force_login(outsider)
     c, s = game.campaign_id, game.pk
-    for name, args in (("sessions", [c]), ("session", [c, s]), ("session_ics", [c, s]), ("session_create", [c]),
-                       ("session_edit", [c, s]), ("session_cancel", [c, s])):
+    for name, args in (
+        ("sessions", [c]),
+        ("session", [c, s]),
+        ("session_ics", [c, s]),
+        ("session_create", [c]),
+        ("session_edit", [c, s]),
+        ("session_cancel", [c, s]),
+    ):
         assert client.get(reverse(name, args=args)).status_code == 404, name
-    for name, args, data in (("session_rsvp", [c, s], {"answer": "going"}), ("session_done", [c, s], {}),
-                             ("session_cancel", [c, s], {}), ("reminder_preference", [c], {"reminders": "off"})):
+    for name, args, data in (
+        ("session_rsvp", [c, s], {"answer": "going"}),
+        ("session_done", [c, s], {}),
+        ("session_cancel", [c, s], {}),
+        ("reminder_preference", [c], {"reminders": "off"}),
+    ):
         assert client.post(reverse(name, args=args), data).status_code == 404, name
     assert not Rsvp.objects.exists()
     game.refresh_from_db()
@@ -267,17 +301,24 @@ def test_players_cannot_create_edit_cancel_or_finish(client, player, game, clock
 
 # Form errors -----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("overrides, sentence", [
-    ({"starts_at": "2026-01-09T11:00"}, "The start must be in the future."),
-    ({"starts_at": "someday"}, "Enter the start as a date and a time, such as 2026-03-14 19:30."),
-    ({"starts_at": ""}, "This field is required."),
-    ({"length": "-2"}, "The expected length must be more than zero."),
-    ({"length": "0"}, "The expected length must be more than zero."),
-    ({"length": "25"}, "A session can be at most 24 hours long."),
-    ({"length": "2.5", "length_unit": "minutes"}, "Give the length in whole minutes, such as 2.5 hours or 150 minutes."),
-    ({"length": "lots"}, "Enter the expected length as a number, such as 3 or 2.5."),
-    ({"title": ""}, "This field is required."),
-])
+
+@pytest.mark.parametrize(
+    "overrides, sentence",
+    [
+        ({"starts_at": "2026-01-09T11:00"}, "The start must be in the future."),
+        ({"starts_at": "someday"}, "Enter the start as a date and a time, such as 2026-03-14 19:30."),
+        ({"starts_at": ""}, "This field is required."),
+        ({"length": "-2"}, "The expected length must be more than zero."),
+        ({"length": "0"}, "The expected length must be more than zero."),
+        ({"length": "25"}, "A session can be at most 24 hours long."),
+        (
+            {"length": "2.5", "length_unit": "minutes"},
+            "Give the length in whole minutes, such as 2.5 hours or 150 minutes.",
+        ),
+        ({"length": "lots"}, "Enter the expected length as a number, such as 3 or 2.5."),
+        ({"title": ""}, "This field is required."),
+    ],
+)
 def test_form_errors_are_sentences_next_to_their_field(client, gm, campaign, clock, overrides, sentence):
     client.force_login(gm)
     response = client.post(reverse("session_create", args=[campaign.pk]), _form(**overrides))
@@ -285,7 +326,7 @@ def test_form_errors_are_sentences_next_to_their_field(client, gm, campaign, clo
     page = response.content.decode()
     assert _field_errors(page) == [sentence.replace("'", "&#x27;")]
     field = next(iter(overrides))
-    block = page[page.index(f'for="id_{field}"') - 200:page.index(f'for="id_{field}"') + 600]
+    block = page[page.index(f'for="id_{field}"') - 200 : page.index(f'for="id_{field}"') + 600]
     assert "has-error" in block and sentence in block
     assert not GameSession.objects.exists()
 
@@ -301,10 +342,12 @@ def test_a_time_skipped_by_the_clock_change_is_explained(client, gm, campaign, c
 
 def test_a_past_start_is_refused_when_moving_an_existing_session(client, gm, game):
     client.force_login(gm)
-    response = client.post(reverse("session_edit", args=[game.campaign_id, game.pk]),
-                           _form(starts_at="2026-01-01T19:00"))
+    response = client.post(
+        reverse("session_edit", args=[game.campaign_id, game.pk]), _form(starts_at="2026-01-01T19:00")
+    )
     assert response.status_code == 400 and _field_errors(response.content.decode()) == [
-        "The start must be in the future."]
+        "The start must be in the future."
+    ]
     game.refresh_from_db()
     assert game.starts_at == WINTER_START
 

@@ -27,8 +27,9 @@ class Clock:
 @pytest.fixture
 def clock(settings, monkeypatch):
     """Steers the time the throttle and Django's in-memory cache (where counts expire) both read."""
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-                                   "LOCATION": "throttle-clock-test"}}
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle-clock-test"}
+    }
     fake = Clock()
     monkeypatch.setattr("campaigns.throttle.time", SimpleNamespace(time=fake.time))
     for module in ("django.core.cache.backends.base", "django.core.cache.backends.locmem"):
@@ -73,8 +74,9 @@ def test_the_embedded_default_counts_in_memory(tmp_path):
 @pytest.mark.django_db
 def test_a_cache_that_cannot_be_reached_lets_a_right_code_join(client, gm, outsider, campaign, settings):
     """Redis down: the throttle counts nothing and refuses nothing, and joining works (not a server error)."""
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": "redis://127.0.0.1:1/0"}}  # nothing listens on port 1
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
+    }  # nothing listens on port 1
     invite = services.regenerate_invite(campaign, gm, days=7)
     client.force_login(outsider)
     wrong = client.post(reverse("join_code"), {"code": "WRONG-CODE"})

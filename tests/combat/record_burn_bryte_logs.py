@@ -67,8 +67,7 @@ def raid() -> Fight:
     t.do(bb.EndTurn(actor="balla"))
     t.do(bb.PickNext(actor="balla", next="luwe"))
     t.do(bb.SkillRoll(actor="luwe", skill="Melee", intent="attack", target="boss"), faces=[1, 7])
-    t.do(bb.SkillRoll(actor="luwe", skill="Ranged", intent="attack", target="captain", damage=2,
-                      entered=(10, 8, 2)))
+    t.do(bb.SkillRoll(actor="luwe", skill="Ranged", intent="attack", target="captain", damage=2, entered=(10, 8, 2)))
     t.do(bb.SkillRoll(actor="luwe", skill="Stealth", intent="other"), faces=[6, 5, 5, 3])
     t.do(bb.SpendAdvantage(actor="luwe", die=2), faces=[1])
     t.do(bb.SkillRoll(actor="luwe", skill="Knowledge", intent="other"), faces=[1, 2, 3, 4, 4])
@@ -96,8 +95,14 @@ def raid() -> Fight:
 
 
 def ambush() -> Fight:
-    luwe = pc("luwe", "Luwe", 1, {"Melee": 8, "Ranged": 10, "Stealth": 6, "Knowledge": 8, "Athletics": 4},
-              nova_points=1, **{nova_box_key(size): True for size in (6, 8, 10, 12)})
+    luwe = pc(
+        "luwe",
+        "Luwe",
+        1,
+        {"Melee": 8, "Ranged": 10, "Stealth": 6, "Knowledge": 8, "Athletics": 4},
+        nova_points=1,
+        **{nova_box_key(size): True for size in (6, 8, 10, 12)},
+    )
     t = fight((luwe,) + crew()[1:], surprise="enemies", entered_dice=True, change_cost=0)
     t.do(bb.Declare(enemy="boss", target="luwe", text="ambush from the vents"))
     t.do(bb.Declare(enemy="captain", target="furo", text="net gun"))

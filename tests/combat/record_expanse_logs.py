@@ -16,7 +16,7 @@ from combat.rules.core import Command, Event, Logged, Undone, replay
 from combat.rules.dice import ScriptedDice
 from tests.combat.stored_logs import record
 
-ZERO = {a: 0 for a in ex.ABILITIES}
+ZERO = dict.fromkeys(ex.ABILITIES, 0)
 
 
 def fighter(fid: str, name: str, side: str, owner: int | None, abilities: dict[str, int], **kw: Any) -> ex.Fighter:
@@ -24,38 +24,105 @@ def fighter(fid: str, name: str, side: str, owner: int | None, abilities: dict[s
 
 
 def luwe(**kw: Any) -> ex.Fighter:
-    return fighter("luwe", "Luwe", "pc", 1,
-                   {"Accuracy": 3, "Dexterity": 3, "Perception": 2, "Fighting": 1, "Strength": 1, "Constitution": 2,
-                    "Intelligence": 2},
-                   **{"focuses": ("Accuracy (Pistols)", "Dexterity (Initiative)"), "defense": 13, "toughness": 2,
-                      "fortune": 16, "fortune_max": 20, "speed": 13, "level": 3, "aware_of": ("boss", "grunt"), **kw})
+    return fighter(
+        "luwe",
+        "Luwe",
+        "pc",
+        1,
+        {
+            "Accuracy": 3,
+            "Dexterity": 3,
+            "Perception": 2,
+            "Fighting": 1,
+            "Strength": 1,
+            "Constitution": 2,
+            "Intelligence": 2,
+        },
+        **{
+            "focuses": ("Accuracy (Pistols)", "Dexterity (Initiative)"),
+            "defense": 13,
+            "toughness": 2,
+            "fortune": 16,
+            "fortune_max": 20,
+            "speed": 13,
+            "level": 3,
+            "aware_of": ("boss", "grunt"),
+            **kw,
+        },
+    )
 
 
 def furo(**kw: Any) -> ex.Fighter:
-    return fighter("furo", "Furo", "pc", 2, {"Fighting": 3, "Strength": 3, "Dexterity": 1, "Constitution": 3},
-                   **{"focuses": ("Fighting (Brawling)", "Strength (Might)"), "defense": 11, "toughness": 3,
-                      "armour": "light", "fortune": 15, "fortune_max": 15, "speed": 11, "level": 2,
-                      "aware_of": ("boss", "grunt"), **kw})
+    return fighter(
+        "furo",
+        "Furo",
+        "pc",
+        2,
+        {"Fighting": 3, "Strength": 3, "Dexterity": 1, "Constitution": 3},
+        **{
+            "focuses": ("Fighting (Brawling)", "Strength (Might)"),
+            "defense": 11,
+            "toughness": 3,
+            "armour": "light",
+            "fortune": 15,
+            "fortune_max": 15,
+            "speed": 11,
+            "level": 2,
+            "aware_of": ("boss", "grunt"),
+            **kw,
+        },
+    )
 
 
 def boss(**kw: Any) -> ex.Fighter:
-    return fighter("boss", "Boss", "enemy", None,
-                   {"Fighting": 3, "Accuracy": 2, "Strength": 3, "Dexterity": 2, "Perception": 1},
-                   **{"defense": 12, "toughness": 3, "armour": "medium", "fortune": 10, "fortune_max": 10,
-                      "speed": 10, "aware_of": ("luwe", "furo"), **kw})
+    return fighter(
+        "boss",
+        "Boss",
+        "enemy",
+        None,
+        {"Fighting": 3, "Accuracy": 2, "Strength": 3, "Dexterity": 2, "Perception": 1},
+        **{
+            "defense": 12,
+            "toughness": 3,
+            "armour": "medium",
+            "fortune": 10,
+            "fortune_max": 10,
+            "speed": 10,
+            "aware_of": ("luwe", "furo"),
+            **kw,
+        },
+    )
 
 
 def grunt(**kw: Any) -> ex.Fighter:
-    return fighter("grunt", "Grunt", "enemy", None, {"Accuracy": 1, "Dexterity": 1, "Strength": 1},
-                   **{"defense": 11, "toughness": 1, "fortune": 4, "fortune_max": 4, "aware_of": ("luwe", "furo"),
-                      **kw})
+    return fighter(
+        "grunt",
+        "Grunt",
+        "enemy",
+        None,
+        {"Accuracy": 1, "Dexterity": 1, "Strength": 1},
+        **{"defense": 11, "toughness": 1, "fortune": 4, "fortune_max": 4, "aware_of": ("luwe", "furo"), **kw},
+    )
 
 
 def sniper(**kw: Any) -> ex.Fighter:
     """An enemy no PC is aware of: players never read its name."""
-    return fighter("sniper", "Sniper", "enemy", None, {"Accuracy": 3, "Dexterity": 2, "Perception": 2},
-                   **{"focuses": ("Accuracy (Rifles)",), "defense": 12, "toughness": 1, "fortune": 6,
-                      "fortune_max": 6, "aware_of": ("luwe", "furo"), **kw})
+    return fighter(
+        "sniper",
+        "Sniper",
+        "enemy",
+        None,
+        {"Accuracy": 3, "Dexterity": 2, "Perception": 2},
+        **{
+            "focuses": ("Accuracy (Rifles)",),
+            "defense": 12,
+            "toughness": 1,
+            "fortune": 6,
+            "fortune_max": 6,
+            "aware_of": ("luwe", "furo"),
+            **kw,
+        },
+    )
 
 
 class Fight:
@@ -86,8 +153,14 @@ class Fight:
 
 
 def pistol(actor: str, target: str, **kw: Any) -> ex.Attack:
-    return ex.Attack(actor=actor, action=kw.pop("action", "ranged_attack"), weapon="pistol", target=target,
-                     distance=kw.pop("distance", 10), **kw)
+    return ex.Attack(
+        actor=actor,
+        action=kw.pop("action", "ranged_attack"),
+        weapon="pistol",
+        target=target,
+        distance=kw.pop("distance", 10),
+        **kw,
+    )
 
 
 def punch(actor: str, target: str, **kw: Any) -> ex.Attack:
@@ -109,8 +182,10 @@ def ambush() -> Fight:
     fight.do(ex.SpendFortune(actor="boss", points=2))
     fight.do(ex.AcceptCondition(actor="boss"), [4])
     # The unseen sniper's rifle: 11 + 5 = 16 against Luwe's 13; 3d6 + 2 = 13 damage, 11 past Toughness.
-    fight.do(ex.Attack(actor="sniper", action="ranged_attack", weapon="rifle", target="luwe", distance=80),
-             [5, 4, 2, 4, 4, 3])
+    fight.do(
+        ex.Attack(actor="sniper", action="ranged_attack", weapon="rifle", target="luwe", distance=80),
+        [5, 4, 2, 4, 4, 3],
+    )
     fight.do(ex.SpendFortune(actor="luwe", points=6))
     fight.do(ex.AcceptCondition(actor="luwe"), [2])
     fight.do(ex.AcceptCondition(actor="luwe"), [6])
@@ -177,8 +252,9 @@ def churn() -> Fight:
 def manoeuvres() -> Fight:
     """The minor actions and the GM's tools: prepare and interrupt, press and pursue, guard up, jams, GM stunts,
     conditions, cover and Fortune set by hand, a refused roll over."""
-    state = ex.initial_state((luwe(), furo(), boss(), grunt()),
-                             {"prepare_interrupt": "player", "extra_stunts": "Called Shot 4; Feint 1-3"})
+    state = ex.initial_state(
+        (luwe(), furo(), boss(), grunt()), {"prepare_interrupt": "player", "extra_stunts": "Called Shot 4; Feint 1-3"}
+    )
     fight = Fight(state)
     # Luwe 13 + 5, Boss 12, Furo 9, Grunt 5 + 1.
     fight.do(ex.RollInitiative(), [4, 4, 5, 3, 3, 3, 4, 4, 4, 1, 2, 2])
@@ -226,8 +302,10 @@ def manoeuvres() -> Fight:
     fight.do(ex.RollOver(actor="boss", condition="Wounded"))
     fight.do(ex.ApproveRollOver(fighter="boss", approve=False))
     # The Boss's stunning all-out attack knocks Furo out cold.
-    fight.do(ex.Attack(actor="boss", action="all_out_attack", weapon="heavy_melee", target="furo", stunning=True),
-             [5, 5, 3, 6])
+    fight.do(
+        ex.Attack(actor="boss", action="all_out_attack", weapon="heavy_melee", target="furo", stunning=True),
+        [5, 5, 3, 6],
+    )
     fight.do(ex.AcceptCondition(actor="furo", choice="taken_out"))
     fight.do(ex.NextTurn())
     # Round 4: Luwe shoots a small object (TN 13).

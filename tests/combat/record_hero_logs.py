@@ -21,40 +21,86 @@ from tests.combat.scripted_fight import Fight
 from tests.combat.stored_logs import FIXTURES, record
 
 
-def sheet(key: str, name: str, side: str = "pc", owner: int | None = 1, aware: tuple[str, ...] = ("ogre",),
-          **stats: int) -> Any:
+def sheet(
+    key: str, name: str, side: str = "pc", owner: int | None = 1, aware: tuple[str, ...] = ("ogre",), **stats: int
+) -> Any:
     return h.fighter_from_sheet(key, name, side, owner if side == "pc" else None, stats, aware)
 
 
 def ana(aware: tuple[str, ...] = ("ogre",), **kw: int) -> Any:
-    stats = dict(spd=4, dex=18, initiative_dex=18, con=15, rec=6, ocv=7, dcv=6, pd=3, ed=3, stun=30, stun_max=30,
-                 body=12, body_max=12, end=40, end_max=40)
+    stats = dict(
+        spd=4,
+        dex=18,
+        initiative_dex=18,
+        con=15,
+        rec=6,
+        ocv=7,
+        dcv=6,
+        pd=3,
+        ed=3,
+        stun=30,
+        stun_max=30,
+        body=12,
+        body_max=12,
+        end=40,
+        end_max=40,
+    )
     return sheet("ana", "Ana", aware=aware, **{**stats, **kw})
 
 
 def bo(**kw: int) -> Any:
-    stats = dict(spd=3, dex=14, initiative_dex=14, con=10, rec=4, ocv=5, dcv=5, stun=25, stun_max=25, body=10,
-                 body_max=10, end=30, end_max=30)
+    stats = dict(
+        spd=3,
+        dex=14,
+        initiative_dex=14,
+        con=10,
+        rec=4,
+        ocv=5,
+        dcv=5,
+        stun=25,
+        stun_max=25,
+        body=10,
+        body_max=10,
+        end=30,
+        end_max=30,
+    )
     return sheet("bo", "Bo", owner=2, **{**stats, **kw})
 
 
 def ogre(aware: tuple[str, ...] = ("ana", "bo"), **kw: int) -> Any:
-    stats = dict(spd=2, dex=11, initiative_dex=11, con=20, rec=8, ocv=5, dcv=4, pd=2, stun=40, stun_max=40,
-                 body=15, body_max=15, end=50, end_max=50)
+    stats = dict(
+        spd=2,
+        dex=11,
+        initiative_dex=11,
+        con=20,
+        rec=8,
+        ocv=5,
+        dcv=4,
+        pd=2,
+        stun=40,
+        stun_max=40,
+        body=15,
+        body_max=15,
+        end=50,
+        end_max=50,
+    )
     return sheet("ogre", "Ogre", side="enemy", aware=aware, **{**stats, **kw})
 
 
 def brawl() -> Fight:
-    lurker = sheet("lurker", "Lurker", side="enemy", aware=("ana",), spd=2, dex=20, initiative_dex=30, ocv=6,
-                   stun=30, stun_max=30)
+    lurker = sheet(
+        "lurker", "Lurker", side="enemy", aware=("ana",), spd=2, dex=20, initiative_dex=30, ocv=6, stun=30, stun_max=30
+    )
     t = Fight(h, h.initial_state((ana(), bo(stun=15, end=20), ogre(), lurker), {}))
     t.do(h.NextSegment())  # turn 1, segment 12: Lurker, Ana, Bo, Ogre
     t.do(h.Attack(actor="lurker", target="ana", dice=2, text="a thrown knife"), faces=[2, 2, 2, 4, 5])
     t.do(h.Act(actor="ogre", kind="none", text="roars"))
     t.do(h.Act(actor="ana", kind="zero", text="sets her skill levels"))
     t.do(h.Act(actor="ana", kind="half", text="draws"))
-    t.do(h.Attack(actor="ana", target="ogre", dice=6, defence=1, against="pd", active_points=30),
-         faces=[3, 3, 3, 6, 6, 6, 6, 5, 4])  # 33 STUN less 3: the ogre is Stunned
+    t.do(
+        h.Attack(actor="ana", target="ogre", dice=6, defence=1, against="pd", active_points=30),
+        faces=[3, 3, 3, 6, 6, 6, 6, 5, 4],
+    )  # 33 STUN less 3: the ogre is Stunned
     t.do(h.TakeRecovery(actor="bo"))  # and the ogre's phase goes on recovering from Stunned
     t.do(h.AdjustPools(target="ogre", body=-1))
     t.do(h.AdjustPools(target="ana", end=-3))
@@ -115,8 +161,19 @@ def holds() -> Fight:
 def rolloff() -> Fight:
     di = sheet("di", "Di", owner=2, spd=3, dex=18, initiative_dex=18, ocv=6, dcv=5, stun=22, stun_max=22)
     shade = sheet("shade", "Shade", side="enemy", aware=("ana",), spd=2, initiative_dex=11, ocv=4)
-    imp = sheet("imp", "Imp", side="enemy", aware=("ana", "di"), spd=1, initiative_dex=9, rec=3, stun=12,
-                stun_max=12, body=6, body_max=6)
+    imp = sheet(
+        "imp",
+        "Imp",
+        side="enemy",
+        aware=("ana", "di"),
+        spd=1,
+        initiative_dex=9,
+        rec=3,
+        stun=12,
+        stun_max=12,
+        body=6,
+        body_max=6,
+    )
     settings = {"dex_ties": "roll", "spd_change": "next_turn", "str_end": 5, "spd1_opening": False}
     t = Fight(h, h.initial_state((ana(aware=("ogre", "imp")), di, ogre(aware=("ana", "di")), shade, imp), settings))
     # The ogre and the shade tie on 3 and roll again (5 and 2); then Ana 4 and Di 6.

@@ -22,33 +22,81 @@ from tests.combat.stored_logs import record
 
 
 def hawk(**over: Any) -> dict[str, Any]:
-    base = dict(id="hawk", name="Ebon Hawk", side="pc", size="medium", tier=1, hull=30, hull_max=30, shields=16,
-                shields_max=20, hull_dice=6, shield_dice=6, shield_type="directional", reactor="power_core",
-                coupling="hub_and_spoke", power={"central": 1}, weapons=["laser cannons", "ion cannon"], con_mod=1,
-                crew={"kira": "pilot", "dex": "gunner", "mira": "mechanic"})
+    base = dict(
+        id="hawk",
+        name="Ebon Hawk",
+        side="pc",
+        size="medium",
+        tier=1,
+        hull=30,
+        hull_max=30,
+        shields=16,
+        shields_max=20,
+        hull_dice=6,
+        shield_dice=6,
+        shield_type="directional",
+        reactor="power_core",
+        coupling="hub_and_spoke",
+        power={"central": 1},
+        weapons=["laser cannons", "ion cannon"],
+        con_mod=1,
+        crew={"kira": "pilot", "dex": "gunner", "mira": "mechanic"},
+    )
     return {**base, **over}
 
 
 def frigate(**over: Any) -> dict[str, Any]:
-    base = dict(id="frigate", name="Imperial frigate", side="npc", size="large", tier=2, hull=47, hull_max=60,
-                shields=23, shields_max=40, hull_dice=9, shield_dice=9, shield_type="fortress", reactor="power_core",
-                coupling="direct", power={"central": 3}, crew={"vrask": "pilot", "tolo": "gunner"}, initiative_mod=1)
+    base = dict(
+        id="frigate",
+        name="Imperial frigate",
+        side="npc",
+        size="large",
+        tier=2,
+        hull=47,
+        hull_max=60,
+        shields=23,
+        shields_max=40,
+        hull_dice=9,
+        shield_dice=9,
+        shield_type="fortress",
+        reactor="power_core",
+        coupling="direct",
+        power={"central": 3},
+        crew={"vrask": "pilot", "tolo": "gunner"},
+        initiative_mod=1,
+    )
     return {**base, **over}
 
 
 def interceptor(**over: Any) -> dict[str, Any]:
-    base = dict(id="eye", name="TIE interceptor", side="npc", size="small", tier=0, hull=12, hull_max=12, shields=0,
-                shields_max=0, hull_dice=1, shield_dice=0, reactor="fuel_cell", coupling="direct", crew={})
+    base = dict(
+        id="eye",
+        name="TIE interceptor",
+        side="npc",
+        size="small",
+        tier=0,
+        hull=12,
+        hull_max=12,
+        shields=0,
+        shields_max=0,
+        hull_dice=1,
+        shield_dice=0,
+        reactor="fuel_cell",
+        coupling="direct",
+        crew={},
+    )
     return {**base, **over}
 
 
 def crew() -> tuple[sw.Fighter, ...]:
     f = sw.fighter_from_sheet
-    return (f("kira", "Kira", "pc", 1, {"initiative_mod": 2, "bonus_action": True}),
-            f("dex", "Dex", "pc", 2, {"initiative_mod": 0}),
-            f("mira", "Mira", "pc", 3, {"initiative_mod": 1}),
-            f("vrask", "Captain Vrask", "enemy", None, {}),
-            f("tolo", "Tolo", "enemy", None, {}))
+    return (
+        f("kira", "Kira", "pc", 1, {"initiative_mod": 2, "bonus_action": True}),
+        f("dex", "Dex", "pc", 2, {"initiative_mod": 0}),
+        f("mira", "Mira", "pc", 3, {"initiative_mod": 1}),
+        f("vrask", "Captain Vrask", "enemy", None, {}),
+        f("tolo", "Tolo", "enemy", None, {}),
+    )
 
 
 @dataclass
@@ -135,8 +183,11 @@ def hidden_enemy() -> Fight:
     fight.do(sw.StartCombat())  # the Hawk's fuel cell: 1 die
     fight.do(sw.DistributePower(actor="kira", weapons=1))
     fight.do(sw.AllowAction(action="Jettison   cargo", helm=True))
-    fight.turn("kira", sw.TakeAction(actor="kira", action="boost engines"),
-               sw.TakeAction(actor="kira", action="jettison cargo", slot="bonus", note="  the spice   goes "))
+    fight.turn(
+        "kira",
+        sw.TakeAction(actor="kira", action="boost engines"),
+        sw.TakeAction(actor="kira", action="jettison cargo", slot="bonus", note="  the spice   goes "),
+    )
     fight.do(sw.StartCrewTurn(actor="dex"))
     fight.do(sw.TakeAction(actor="dex", action="boost weapons"))  # a second boost: +5 DC for the next
     fight.do(sw.SpendPower(actor="dex", system="weapons", store="weapons", note="ion volley"), faces=[4])
@@ -175,8 +226,10 @@ def public_numbers() -> Fight:
     """Enemy numbers public, PC ships first on ties, tier 0 power on a d4, unassigned power lost, a surprised ship
     whose crew skip their turns; the GM undoes a patch and corrects a ship's hull."""
     settings = {"enemy_numbers": "public", "ties": "pcs_first", "tier0_power": 4, "unassigned_power": "lost"}
-    ships = [hawk(tier=0, reactor="ionization", hull=25, hull_dice=5, shield_dice=5, power={"central": 2}),
-             frigate(surprised=True)]
+    ships = [
+        hawk(tier=0, reactor="ionization", hull=25, hull_dice=5, shield_dice=5, power={"central": 2}),
+        frigate(surprised=True),
+    ]
     fight = Fight(sw.initial_state(ships, crew(), settings))
     fight.do(sw.RollInitiative(actor="kira"), faces=[8])
     fight.do(sw.RollInitiative(actor="dex"), faces=[8])

@@ -17,27 +17,45 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def luwe(campaign, player):
-    return Character.objects.create(campaign=campaign, name="Luwe", owner=player, system="burn_bryte",
-                                    stats=valid_sheet("burn_bryte", skill_ranged=8, skill_melee=6, nova_points=1))
+    return Character.objects.create(
+        campaign=campaign,
+        name="Luwe",
+        owner=player,
+        system="burn_bryte",
+        stats=valid_sheet("burn_bryte", skill_ranged=8, skill_melee=6, nova_points=1),
+    )
 
 
 @pytest.fixture
 def furo(campaign, other_player):
-    return Character.objects.create(campaign=campaign, name="Furo", owner=other_player, system="burn_bryte",
-                                    stats=valid_sheet("burn_bryte", skill_melee=10))
+    return Character.objects.create(
+        campaign=campaign,
+        name="Furo",
+        owner=other_player,
+        system="burn_bryte",
+        stats=valid_sheet("burn_bryte", skill_melee=10),
+    )
 
 
 @pytest.fixture
 def sniper(campaign):
-    return Character.objects.create(campaign=campaign, name="Hidden sniper", kind="npc", system="burn_bryte",
-                                    is_template=True, quantity=1)
+    return Character.objects.create(
+        campaign=campaign, name="Hidden sniper", kind="npc", system="burn_bryte", is_template=True, quantity=1
+    )
 
 
 @pytest.fixture
 def enc(campaign, gm, luwe, furo, npc, sniper):
     """Luwe and Furo against two Nivicks in sight and a sniper the party has not seen (listed first)."""
-    encounter = services.create_encounter(campaign, gm, name="Gantry", model="burn_bryte", pcs=[luwe, furo],
-                                          enemies=[(sniper, 1), (npc, 2)], hidden={sniper.pk})
+    encounter = services.create_encounter(
+        campaign,
+        gm,
+        name="Gantry",
+        model="burn_bryte",
+        pcs=[luwe, furo],
+        enemies=[(sniper, 1), (npc, 2)],
+        hidden={sniper.pk},
+    )
     return services.start_encounter(encounter, gm)
 
 
@@ -73,8 +91,9 @@ def to_phase_2(enc, gm, npc, luwe, furo):
     go(enc, gm, "declare", enemy=sniper.id, target=key(luwe), text="SECRET long rifle")
 
 
-def test_the_default_attack_is_one_tap_at_the_enemy_aiming_at_me_with_my_likeliest_skill(enc, gm, player, luwe,
-                                                                                       furo, npc):
+def test_the_default_attack_is_one_tap_at_the_enemy_aiming_at_me_with_my_likeliest_skill(
+    enc, gm, player, luwe, furo, npc
+):
     to_phase_2(enc, gm, npc, luwe, furo)
     go(enc, gm, "start_players")
     go(enc, player, "claim_turn", actor=key(luwe))
@@ -89,7 +108,7 @@ def test_the_default_attack_is_one_tap_at_the_enemy_aiming_at_me_with_my_likelie
     assert waiting(page) == ""  # it is Luwe's turn: the banner says so
 
     # One tap rolls Ranged at Nivick 2 (faces 3 and 5: no doubles, a hit), the next ends the turn.
-    quick = re.search(r'<form[^>]*>(?:(?!</form>).)*>Attack Nivick 2</button>', page, re.S).group(0)
+    quick = re.search(r"<form[^>]*>(?:(?!</form>).)*>Attack Nivick 2</button>", page, re.S).group(0)
     fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', quick))
     data = {k: v for k, v in fields.items() if k not in ("command", "key", "csrfmiddlewaretoken")}
     go(enc, player, fields["command"], faces=[3, 5], **data)
@@ -115,12 +134,13 @@ def test_a_downed_enemy_is_no_target_and_without_one_no_attack_is_offered(enc, g
 
 
 def test_while_waiting_a_line_says_who_acts_and_what_i_may_do(enc, gm, player, other_player, luwe, furo, npc):
-    assert waiting(me(enc, player)) == ("Phase 1: the GM declares what each enemy will do — the party acts in "
-                                        "Phase 2. Out of turn you may spend Nova points.")
+    assert waiting(me(enc, player)) == (
+        "Phase 1: the GM declares what each enemy will do — the party acts in "
+        "Phase 2. Out of turn you may spend Nova points."
+    )
     to_phase_2(enc, gm, npc, luwe, furo)
     go(enc, gm, "start_players")
-    assert waiting(me(enc, player)).startswith(
-        "Phase 2: the party picks who goes next — you can claim the next turn.")
+    assert waiting(me(enc, player)).startswith("Phase 2: the party picks who goes next — you can claim the next turn.")
     go(enc, other_player, "claim_turn", actor=key(furo))
     assert waiting(me(enc, player)).startswith("Phase 2: Furo is taking their turn.")
     assert waiting(me(enc, other_player)) == ""  # Furo's player sees the turn's controls instead
@@ -129,8 +149,9 @@ def test_while_waiting_a_line_says_who_acts_and_what_i_may_do(enc, gm, player, o
     go(enc, player, "end_turn", actor=key(luwe))
     assert waiting(me(enc, player)).startswith("Phase 2: every PC has had a turn — the GM starts Phase 3.")
     go(enc, gm, "start_enemies")
-    assert waiting(me(enc, other_player)) == ("Phase 3: the enemies move and their declared actions resolve — then "
-                                              "a new round.")
+    assert waiting(me(enc, other_player)) == (
+        "Phase 3: the enemies move and their declared actions resolve — then a new round."
+    )
 
 
 def test_after_the_gm_picks_the_finisher_picks_next(enc, gm, player, other_player, luwe, furo, npc):
@@ -142,8 +163,9 @@ def test_after_the_gm_picks_the_finisher_picks_next(enc, gm, player, other_playe
     assert waiting(me(enc, player)).startswith("Phase 2: Furo picks who goes next.")
 
 
-def test_another_pcs_failed_roll_can_be_rescued_from_the_party_pool_out_of_turn(enc, gm, player, other_player,
-                                                                               luwe, furo, npc):
+def test_another_pcs_failed_roll_can_be_rescued_from_the_party_pool_out_of_turn(
+    enc, gm, player, other_player, luwe, furo, npc
+):
     to_phase_2(enc, gm, npc, luwe, furo)
     go(enc, gm, "start_players")
     go(enc, player, "claim_turn", actor=key(luwe))
@@ -151,11 +173,21 @@ def test_another_pcs_failed_roll_can_be_rescued_from_the_party_pool_out_of_turn(
     go(enc, player, "end_turn", actor=key(luwe))  # the party has 1 Advantage
     go(enc, other_player, "claim_turn", actor=key(furo))
     assert "Reroll the" not in me(enc, player)  # nothing to rescue yet
-    go(enc, other_player, "skill_roll", faces=[4, 4], actor=key(furo), skill="Melee", intent="attack",
-       target=key(npc, 1))
+    go(
+        enc,
+        other_player,
+        "skill_roll",
+        faces=[4, 4],
+        actor=key(furo),
+        skill="Melee",
+        intent="attack",
+        target=key(npc, 1),
+    )
     page = me(enc, player)
-    assert waiting(page).startswith("Phase 2: Furo is taking their turn and the GM decides what follows the failed "
-                                    "roll — Luwe has had a turn this round.")
+    assert waiting(page).startswith(
+        "Phase 2: Furo is taking their turn and the GM decides what follows the failed "
+        "roll — Luwe has had a turn this round."
+    )
     assert "Out of turn you may spend one of the party’s Advantages on Furo’s failed roll" in waiting(page)
     assert "Furo’s roll failed on doubles (4, 4)." in page
     assert page.count(">Reroll the 4</button>") == 2
@@ -178,8 +210,15 @@ def test_a_downed_pc_cannot_spend_the_partys_advantages(enc, gm, player, other_p
     go(enc, other_player, "claim_turn", actor=key(furo))
     go(enc, other_player, "skill_roll", faces=[4, 4], actor=key(furo), skill="Melee", intent="other")
     assert "Reroll the" not in me(enc, player)
-    result = services.submit(enc.pk, player, "spend_advantage", {"actor": key(luwe), "die": "0"}, "down",
-                             from_form=True, dice=ScriptedDice([1]))
+    result = services.submit(
+        enc.pk,
+        player,
+        "spend_advantage",
+        {"actor": key(luwe), "die": "0"},
+        "down",
+        from_form=True,
+        dice=ScriptedDice([1]),
+    )
     assert result.error == "Luwe is at 0 Health Levels and cannot act."
 
 

@@ -271,15 +271,22 @@ def test_state_events_and_commands_round_trip_through_json(start):
         assert from_json(cls, json.loads(json.dumps(to_json(cls())))) == cls()
 
 
-@pytest.mark.parametrize("name,data", [
-    ("teleport", {}), ("skill_roll", {"actor": 5}), ("skill_roll", "junk"), ("resolve", {"declaration": "x"}),
-])
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("teleport", {}),
+        ("skill_roll", {"actor": 5}),
+        ("skill_roll", "junk"),
+        ("resolve", {"declaration": "x"}),
+    ],
+)
 def test_malformed_commands_are_refused_with_a_sentence(name, data):
     with pytest.raises(RuleError):
         bb.CODEC.command_from_json(name, data)
 
 
 # --- invariants -------------------------------------------------------------------------------------
+
 
 def turns_taken_twice(log):
     """(round, PC) for every PC whose turn started more than once in one round, and (round, PC) for every turn
@@ -330,16 +337,28 @@ def test_the_one_turn_per_round_checker_can_fail():
 
 
 # Claims, picks and ends come often enough that a PC coming back for a second turn in a round is tried in most runs.
-ACTIONS = st.lists(st.tuples(st.sampled_from(["roll", "move", "end", "end", "fail_ok", "adv", "undo", "phase",
-                                              "claim", "claim", "claim", "pick", "pick"]),
-                             st.integers(0, 2), st.integers(0, 10_000)), min_size=8, max_size=60)
+ACTIONS = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["roll", "move", "end", "end", "fail_ok", "adv", "undo", "phase", "claim", "claim", "claim", "pick", "pick"]
+        ),
+        st.integers(0, 2),
+        st.integers(0, 10_000),
+    ),
+    min_size=8,
+    max_size=60,
+)
 
 
 @settings(max_examples=examples(150), deadline=None)
 @given(ACTIONS)
 def test_random_play_keeps_every_invariant(actions):
-    fighters = (pc("luwe", "Luwe", Melee=8, Knowledge=6), pc("balla", "Ballallanava", Presence=10),
-                pc("furo", "Furo", Athletics=4), enemy("boss", "Nivick boss", health=3))
+    fighters = (
+        pc("luwe", "Luwe", Melee=8, Knowledge=6),
+        pc("balla", "Ballallanava", Presence=10),
+        pc("furo", "Furo", Athletics=4),
+        enemy("boss", "Nivick boss", health=3),
+    )
     t = Table(bb.initial_state(fighters, livability=2, settings={}))
     pcs = ["luwe", "balla", "furo"]
     import random as _r  # tests only: picks faces for scripted dice
@@ -357,8 +376,12 @@ def test_random_play_keeps_every_invariant(actions):
                 skill = sorted(f.skills)[seed % len(f.skills)]
                 n = s.complexity(f, skill)
                 before = s.turn_rolls
-                [e] = t.do(bb.SkillRoll(actor=s.turn, skill=skill, intent=["attack", "advantage", "other"][who],
-                                        target="boss"), faces=[rng.randint(1, f.skills[skill]) for _ in range(n)])
+                [e] = t.do(
+                    bb.SkillRoll(
+                        actor=s.turn, skill=skill, intent=["attack", "advantage", "other"][who], target="boss"
+                    ),
+                    faces=[rng.randint(1, f.skills[skill]) for _ in range(n)],
+                )
                 assert len(e.roll.faces) == before + 2  # the k-th roll of a turn uses k+1 dice
             elif what == "move" and s.turn:
                 t.do(bb.FreeMove(actor=s.turn, squares=1 + seed % 5))
@@ -428,7 +451,10 @@ def test_every_event_reads_as_one_sentence(start):
     for item in t.log:
         sentences.append(bb.describe(state, item.event))
         state = bb.evolve(state, item.event)
-    assert "Luwe rolls Melee to attack Nivick boss at complexity 3: 3d8 show 3, 3, 1; the roll fails on doubles." in sentences
+    assert (
+        "Luwe rolls Melee to attack Nivick boss at complexity 3: 3d8 show 3, 3, 1; the roll fails on doubles."
+        in sentences
+    )
     assert "Luwe spends an Advantage to reroll die 1: it shows 5." in sentences
     assert "Luwe's turn ends on a failed roll with a consequence: drops her pistol." in sentences
     assert "Nivick boss declares: claw against Luwe (an extra attack for 1 Collapse point)." in sentences
@@ -451,8 +477,9 @@ def test_dropping_to_zero_is_spelled_out_and_left_to_the_gm_when_all_conditions_
     t = Table(start)
     [e] = t.do(bb.AdjustHealth(target="balla", change=-3))
     assert bb.describe(start, e).endswith("Ballallanava drops to 0 Health Levels and gains a minor negative condition.")
-    worn = replace(start.fighter("balla"), conditions=bb.Conditions(neg_minor="Melee", neg_moderate="Social",
-                                                                     neg_significant=True))
+    worn = replace(
+        start.fighter("balla"), conditions=bb.Conditions(neg_minor="Melee", neg_moderate="Social", neg_significant=True)
+    )
     state = replace(start, fighters=tuple(worn if f.id == "balla" else f for f in start.fighters))
     [e] = bb.decide(state, bb.AdjustHealth(target="balla", change=-3), ScriptedDice([]))
     assert "holding every negative condition: the GM decides what happens." in bb.describe(state, e)
@@ -461,6 +488,7 @@ def test_dropping_to_zero_is_spelled_out_and_left_to_the_gm_when_all_conditions_
 
 
 # --- paths the audit of issue 3 found untested ------------------------------------------------------------
+
 
 def _with(state, *fighters):
     """`state` with these fighters put in place of the ones with the same ids."""
@@ -633,10 +661,10 @@ def test_entered_dice_are_marked_in_the_log(start):
         for gm in (True, False):
             sentences.append(bb.describe(state, item.event, gm=gm))
         state = bb.evolve(state, item.event)
-    assert ("Luwe rolls Knowledge to create an advantage at complexity 2: 2d8 show 2, 5; the roll succeeds."
-            in sentences)
-    entered_roll = ("Luwe rolls Melee to attack Nivick boss at complexity 3: 3d8 show 4, 4, 1 (entered); "
-                    "the roll fails on doubles.")
+    assert "Luwe rolls Knowledge to create an advantage at complexity 2: 2d8 show 2, 5; the roll succeeds." in sentences
+    entered_roll = (
+        "Luwe rolls Melee to attack Nivick boss at complexity 3: 3d8 show 4, 4, 1 (entered); the roll fails on doubles."
+    )
     assert sentences.count(entered_roll) == 2  # the GM's log and the players' log alike
     assert sentences.count("Luwe spends an Advantage to reroll die 2: it shows 6 (entered).") == 2
     assert not any("(entered)" in s for s in sentences if "Knowledge" in s)

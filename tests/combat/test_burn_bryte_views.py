@@ -23,8 +23,13 @@ def encounter(visibility: str = Campaign.EnemyHealth.DESCRIPTOR) -> SimpleNamesp
 def test_the_players_types_have_no_gm_only_field_and_the_gms_table_adds_them():
     assert gm_only_fields(table.PlayersTable) == []
     assert gm_only_fields(table.BurnBrytePrivate) == []
-    assert {"GmTable.enemies > GmEnemyRow.health", "GmTable.enemies > GmEnemyRow.unseen", "GmTable.declarations", "GmTable.collapse",
-            "GmTable.undeclared"} <= set(gm_only_fields(table.GmTable))
+    assert {
+        "GmTable.enemies > GmEnemyRow.health",
+        "GmTable.enemies > GmEnemyRow.unseen",
+        "GmTable.declarations",
+        "GmTable.collapse",
+        "GmTable.undeclared",
+    } <= set(gm_only_fields(table.GmTable))
 
 
 @pytest.mark.parametrize("visibility", Campaign.EnemyHealth.values)

@@ -40,8 +40,9 @@ def play(encounter, gm, pc, npc, ops):
 
 
 def start(campaign, gm, pc, npc):
-    return services.start_encounter(services.create_encounter(
-        campaign, gm, name="Long fight", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    return services.start_encounter(
+        services.create_encounter(campaign, gm, name="Long fight", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm
+    )
 
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -61,31 +62,39 @@ def test_the_tail_from_a_checkpoint_is_worded_as_the_whole_log(campaign, gm, pc,
 
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(st.sampled_from(["hurt", "heal", "secret", "enemy", "undo"]), min_size=1, max_size=30),
-       limit=st.integers(1, 8))
+@given(
+    ops=st.lists(st.sampled_from(["hurt", "heal", "secret", "enemy", "undo"]), min_size=1, max_size=30),
+    limit=st.integers(1, 8),
+)
 def test_the_stored_words_are_the_words_a_replay_of_the_log_gives(campaign, gm, pc, npc, monkeypatch, ops, limit):
     """Each viewer's newest entries read the same from the words stored as they were written as from a replay of
     the whole log: the same entries, the same sentences, the same undone marks. (An entry an undo took back
     keeps the words it was written with; a replay words it against the state now before it, which a later undo
     of an earlier action may have changed: only live entries and markers are compared word for word.)"""
     worded = bb.describe
-    monkeypatch.setattr(bb, "describe", lambda state, event, gm=True: (  # enemies' health: the GM's alone
-        None if not gm and event.kind == "health_adjusted" and event.target.startswith("npc")
-        else worded(state, event, gm)))
+    monkeypatch.setattr(
+        bb,
+        "describe",
+        lambda state, event, gm=True: (  # enemies' health: the GM's alone
+            None
+            if not gm and event.kind == "health_adjusted" and event.target.startswith("npc")
+            else worded(state, event, gm)
+        ),
+    )
     encounter = start(campaign, gm, pc, npc)
     play(encounter, gm, pc, npc, ops)
     for gm_view in (True, False):
         stored = selectors.log_view(encounter, gm_view, limit=limit)
         replayed = selectors.log_view(encounter, gm_view, limit=limit, log=store.load_log(encounter))
-        assert [(e.seq, e.undone, e.gm_only) for e in stored] == \
-            [(e.seq, e.undone, e.gm_only) for e in replayed]
+        assert [(e.seq, e.undone, e.gm_only) for e in stored] == [(e.seq, e.undone, e.gm_only) for e in replayed]
         assert [e.text for e in stored if not e.undone] == [e.text for e in replayed if not e.undone]
         if not gm_view:
             assert not any("SECRET" in e.text for e in stored)
 
 
 def test_a_long_log_is_read_in_its_words_and_without_them_replayed_from_its_newest_checkpoint(
-        campaign, gm, pc, npc, monkeypatch):
+    campaign, gm, pc, npc, monkeypatch
+):
     encounter = start(campaign, gm, pc, npc)
     play(encounter, gm, pc, npc, ["hurt", "heal"] * 160)  # 320 entries
     assert list(encounter.checkpoints.values_list("seq", flat=True)) == [100, 200, 300]
@@ -121,9 +130,15 @@ def test_a_viewer_who_sees_little_of_the_tail_gets_entries_from_before_it(campai
     """If players may read none of the tail after the checkpoint, their log still shows the newest entries they
     may read, from before the checkpoint."""
     worded = bb.describe
-    monkeypatch.setattr(bb, "describe", lambda state, event, gm=True: (  # say enemies' health is the GM's alone
-        None if not gm and event.kind == "health_adjusted" and event.target.startswith("npc")
-        else worded(state, event, gm)))
+    monkeypatch.setattr(
+        bb,
+        "describe",
+        lambda state, event, gm=True: (  # say enemies' health is the GM's alone
+            None
+            if not gm and event.kind == "health_adjusted" and event.target.startswith("npc")
+            else worded(state, event, gm)
+        ),
+    )
     encounter = start(campaign, gm, pc, npc)
     play(encounter, gm, pc, npc, ["hurt", "heal"] * 20 + ["enemy"] * 240)
     stored = selectors.log_view(encounter, False)  # in the stored words: one query finds them

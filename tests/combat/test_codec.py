@@ -32,11 +32,21 @@ class Node:
 
 
 text = st.text(max_size=8)
-leaves = st.builds(Leaf, name=text, hits=st.integers(-10**6, 10**6),
-                   ratio=st.floats(allow_nan=False, allow_infinity=False), flag=st.booleans())
+leaves = st.builds(
+    Leaf,
+    name=text,
+    hits=st.integers(-(10**6), 10**6),
+    ratio=st.floats(allow_nan=False, allow_infinity=False),
+    flag=st.booleans(),
+)
 nodes = st.recursive(
-    st.builds(Node, kind=st.sampled_from(["ship", "crew"]), leaves=st.lists(leaves, max_size=3).map(tuple),
-              pair=st.tuples(st.integers(), text), scores=st.none() | st.dictionaries(text, st.integers(), max_size=3)),
+    st.builds(
+        Node,
+        kind=st.sampled_from(["ship", "crew"]),
+        leaves=st.lists(leaves, max_size=3).map(tuple),
+        pair=st.tuples(st.integers(), text),
+        scores=st.none() | st.dictionaries(text, st.integers(), max_size=3),
+    ),
     lambda inner: st.builds(Node, kind=st.sampled_from(["ship", "crew"]), child=inner),
     max_leaves=4,
 )
@@ -54,14 +64,17 @@ def test_a_missing_field_takes_its_default(leaf):
     assert from_json(Leaf, data) == Leaf(name=leaf.name, hits=leaf.hits)
 
 
-@pytest.mark.parametrize(("data", "error"), [
-    ({"name": "a", "hits": "3"}, TypeError),  # text where a whole number belongs
-    ({"name": "a", "hits": True}, TypeError),  # true is not a number here
-    ({"name": 3, "hits": 3}, TypeError),
-    ({"name": "a", "hits": 3, "ratio": "x"}, TypeError),
-    ({"name": "a", "hits": 3, "flag": 1}, TypeError),
-    (["a", 3], TypeError),  # a list where an object belongs
-])
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        ({"name": "a", "hits": "3"}, TypeError),  # text where a whole number belongs
+        ({"name": "a", "hits": True}, TypeError),  # true is not a number here
+        ({"name": 3, "hits": 3}, TypeError),
+        ({"name": "a", "hits": 3, "ratio": "x"}, TypeError),
+        ({"name": "a", "hits": 3, "flag": 1}, TypeError),
+        (["a", 3], TypeError),  # a list where an object belongs
+    ],
+)
 def test_wrong_types_are_refused(data, error):
     with pytest.raises(error):
         from_json(Leaf, data)

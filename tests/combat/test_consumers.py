@@ -66,8 +66,9 @@ def build_encounter(campaign, gm, pcs, npc, *, visibility="none", start=True) ->
     npc.save()
     campaign.enemy_health_visibility = visibility
     campaign.save()
-    encounter = services.create_encounter(campaign, gm, name="Ambush at the relay", model="burn_bryte", pcs=pcs,
-                                          enemies=[(npc, 1)])
+    encounter = services.create_encounter(
+        campaign, gm, name="Ambush at the relay", model="burn_bryte", pcs=pcs, enemies=[(npc, 1)]
+    )
     if start:
         services.start_encounter(encounter, gm)
         encounter.refresh_from_db()
@@ -156,6 +157,7 @@ def assert_no_gm_fact(html: str, encounter: Encounter, visibility: str) -> None:
 
 # --- 1. connecting gives the whole current table ----------------------------------------------------------
 
+
 async def test_gm_receives_the_table_and_gm_controls_on_connect(table, gm, sockets):
     socket, connected, _ = await sockets(gm, table)
     assert connected
@@ -194,6 +196,7 @@ async def test_other_player_without_a_character_in_the_encounter_watches(table, 
 
 # --- 2. refusals ------------------------------------------------------------------------------------------
 
+
 async def test_anonymous_visitor_is_refused(table, sockets):
     socket, connected, code = await sockets(None, table)
     assert not connected
@@ -201,8 +204,11 @@ async def test_anonymous_visitor_is_refused(table, sockets):
 
 
 async def test_expired_or_forged_session_is_refused(table, sockets):
-    communicator = WebsocketCommunicator(asgi_app(), ws_path(table.campaign_id, table.pk),
-                                         headers=[HOST, (b"origin", ORIGIN), (b"cookie", b"sessionid=forged")])
+    communicator = WebsocketCommunicator(
+        asgi_app(),
+        ws_path(table.campaign_id, table.pk),
+        headers=[HOST, (b"origin", ORIGIN), (b"cookie", b"sessionid=forged")],
+    )
     connected, code = await communicator.connect(timeout=WAIT)
     try:
         assert not connected and code == 4401
@@ -229,8 +235,9 @@ def _encounter_in_another_campaign(npc):
     elsewhere = campaign_services.create_campaign(stranger_gm, name="Elsewhere", combat_model="burn_bryte")
     stranger_pc = Character.objects.create(campaign=elsewhere, name="Ixa", owner=stranger_gm, system="burn_bryte")
     stranger_npc = Character.objects.create(campaign=elsewhere, name="Warden", kind="npc", system="burn_bryte")
-    encounter = services.create_encounter(elsewhere, stranger_gm, name="Their fight", model="burn_bryte",
-                                          pcs=[stranger_pc], enemies=[(stranger_npc, 1)])
+    encounter = services.create_encounter(
+        elsewhere, stranger_gm, name="Their fight", model="burn_bryte", pcs=[stranger_pc], enemies=[(stranger_npc, 1)]
+    )
     services.start_encounter(encounter, stranger_gm)
     return encounter
 
@@ -259,9 +266,11 @@ async def test_draft_encounter_is_refused_for_players(campaign, gm, player, pc, 
 
 # --- 3. live updates, and what a player never sees ---------------------------------------------------------
 
+
 @pytest.mark.parametrize(("visibility", "failure"), [("none", "collapse"), ("descriptor", "consequence")])
-async def test_every_player_frame_of_a_whole_round_is_free_of_gm_facts(campaign, gm, player, pc, npc, sockets,
-                                                                        visibility, failure):
+async def test_every_player_frame_of_a_whole_round_is_free_of_gm_facts(
+    campaign, gm, player, pc, npc, sockets, visibility, failure
+):
     encounter = await sync_to_async(build_encounter)(campaign, gm, [pc], npc, visibility=visibility)
     me, enemy = pc_key(pc), npc_key(npc)
     gm_socket, connected, _ = await sockets(gm, encounter)
@@ -308,8 +317,9 @@ async def test_every_player_frame_of_a_whole_round_is_free_of_gm_facts(campaign,
     assert "Doubles: the roll failed" in me_html
     assert "Consequence or Collapse point?" in gm_html
 
-    gm_html, _, _ = await step(gm, "spend_collapse", {"enemy": enemy, "points": 1, "note": "SECRET frenzy"},
-                               players_learn=False)
+    gm_html, _, _ = await step(
+        gm, "spend_collapse", {"enemy": enemy, "points": 1, "note": "SECRET frenzy"}, players_learn=False
+    )
     assert "The GM spends 1 Collapse point on Nivick: SECRET frenzy." in gm_html
     assert "Collapse <strong>1</strong>" in gm_html
 
@@ -379,8 +389,8 @@ async def test_a_refused_command_sends_nothing(table, gm, player, sockets):
 
 # --- 4. catching up after a phone sleeps --------------------------------------------------------------------
 
-async def test_reconnecting_player_gets_everything_they_missed_in_the_first_frame(table, gm, player, pc, npc,
-                                                                                   sockets):
+
+async def test_reconnecting_player_gets_everything_they_missed_in_the_first_frame(table, gm, player, pc, npc, sockets):
     gm_socket, _, _ = await sockets(gm, table)
     player_socket, _, _ = await sockets(player, table)
     await receive(gm_socket, 1)
@@ -405,6 +415,7 @@ async def test_reconnecting_player_gets_everything_they_missed_in_the_first_fram
 
 # --- 5. what the client may send -----------------------------------------------------------------------------
 
+
 async def test_a_hello_frame_gets_a_fresh_snapshot(table, gm, player, pc, npc, sockets):
     socket, _, _ = await sockets(player, table)
     await receive(socket, 1)
@@ -418,8 +429,7 @@ async def test_a_hello_frame_gets_a_fresh_snapshot(table, gm, player, pc, npc, s
 
 
 @pytest.mark.parametrize("frame", [{"text_data": "x" * 4097}, {"bytes_data": b"hello"}])
-async def test_an_oversized_or_binary_frame_closes_the_socket_and_changes_nothing(table, gm, player, sockets,
-                                                                                  frame):
+async def test_an_oversized_or_binary_frame_closes_the_socket_and_changes_nothing(table, gm, player, sockets, frame):
     socket, _, _ = await sockets(player, table)
     await receive(socket, 1)
     before = await current(table)
@@ -444,8 +454,10 @@ async def test_a_json_command_over_the_socket_is_not_an_action(table, gm, socket
 
 # --- 6. a broken channel layer never loses an action -------------------------------------------------------------
 
-async def test_a_failing_channel_layer_does_not_lose_the_action(table, gm, player, pc, npc, sockets, monkeypatch,
-                                                                caplog):
+
+async def test_a_failing_channel_layer_does_not_lose_the_action(
+    table, gm, player, pc, npc, sockets, monkeypatch, caplog
+):
     gm_socket, _, _ = await sockets(gm, table)
     await receive(gm_socket, 1)
 
@@ -460,8 +472,9 @@ async def test_a_failing_channel_layer_does_not_lose_the_action(table, gm, playe
     warnings.emit = logged.append
     logging.getLogger("combat.broadcast").addHandler(warnings)
     try:
-        result = await act(gm, table, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "bites"},
-                           "while-down")
+        result = await act(
+            gm, table, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "bites"}, "while-down"
+        )
     finally:
         logging.getLogger("combat.broadcast").removeHandler(warnings)
     assert result.ok and not result.duplicate
@@ -498,8 +511,10 @@ async def test_a_failing_render_does_not_lose_the_action(table, gm, pc, npc, mon
 
 # --- 7. private fragments go only to their owner -------------------------------------------------------------------
 
-async def test_your_turn_and_your_sheet_reach_only_the_owner(campaign, gm, player, other_player, pc, other_pc, npc,
-                                                             sockets):
+
+async def test_your_turn_and_your_sheet_reach_only_the_owner(
+    campaign, gm, player, other_player, pc, other_pc, npc, sockets
+):
     encounter = await sync_to_async(build_encounter)(campaign, gm, [pc, other_pc], npc)
     gm_socket, _, _ = await sockets(gm, encounter)
     mine, _, _ = await sockets(player, encounter)
@@ -564,10 +579,16 @@ LURKER = "Skulk"  # an enemy the party is not aware of: only GMs may read its na
 @sync_to_async
 def _with_a_lurker(campaign, gm, pc, npc) -> tuple[Encounter, str]:
     """A running encounter: Luwe against Nivick (seen) and Skulk (unseen by the party)."""
-    lurker = Character.objects.create(campaign=campaign, name=LURKER, kind="npc", system="burn_bryte",
-                                      stats=NPC_STATS)
-    encounter = services.create_encounter(campaign, gm, name="Ambush at the relay", model="burn_bryte", pcs=[pc],
-                                          enemies=[(npc, 1), (lurker, 1)], hidden=[lurker.pk])
+    lurker = Character.objects.create(campaign=campaign, name=LURKER, kind="npc", system="burn_bryte", stats=NPC_STATS)
+    encounter = services.create_encounter(
+        campaign,
+        gm,
+        name="Ambush at the relay",
+        model="burn_bryte",
+        pcs=[pc],
+        enemies=[(npc, 1), (lurker, 1)],
+        hidden=[lurker.pk],
+    )
     services.start_encounter(encounter, gm)
     return Encounter.objects.get(pk=encounter.pk), npc_key(lurker)
 
@@ -594,8 +615,9 @@ def assert_gm_table(html: str, encounter: Encounter) -> None:
     assert f'id="enc-{encounter.pk}-gm"' in html and "SECRET-GM-NOTE" in html and LURKER in html
 
 
-async def test_a_removed_player_is_closed_at_once_on_every_socket_and_gets_no_further_frame(table, campaign, gm,
-                                                                                             player, pc, npc, sockets):
+async def test_a_removed_player_is_closed_at_once_on_every_socket_and_gets_no_further_frame(
+    table, campaign, gm, player, pc, npc, sockets
+):
     gm_socket, _, _ = await sockets(gm, table)
     phone, _, _ = await sockets(player, table)
     tablet, _, _ = await sockets(player, table)  # the same player, a second screen
@@ -613,9 +635,9 @@ async def test_a_removed_player_is_closed_at_once_on_every_socket_and_gets_no_fu
         assert await socket.receive_nothing(timeout=QUIET)
 
 
-async def test_a_gm_made_a_player_gets_the_players_table_at_once_and_then_only_players_frames(campaign, gm,
-                                                                                               other_player, pc,
-                                                                                               npc, sockets):
+async def test_a_gm_made_a_player_gets_the_players_table_at_once_and_then_only_players_frames(
+    campaign, gm, other_player, pc, npc, sockets
+):
     encounter, lurker = await _with_a_lurker(campaign, gm, pc, npc)
     await sync_to_async(set_role)(campaign, other_player, Membership.Role.GM)
     co_gm, connected, _ = await sockets(other_player, encounter)
@@ -640,8 +662,9 @@ async def test_a_gm_made_a_player_gets_the_players_table_at_once_and_then_only_p
     assert_players_table(html, encounter)
 
 
-async def test_a_player_made_a_gm_gets_the_gms_table_at_once_and_then_the_gms_frames(campaign, gm, other_player,
-                                                                                     pc, npc, sockets):
+async def test_a_player_made_a_gm_gets_the_gms_table_at_once_and_then_the_gms_frames(
+    campaign, gm, other_player, pc, npc, sockets
+):
     encounter, lurker = await _with_a_lurker(campaign, gm, pc, npc)
     socket, _, _ = await sockets(other_player, encounter)
     [html] = await receive(socket, 1)
@@ -670,8 +693,9 @@ async def test_a_player_made_a_gm_gets_the_gms_table_at_once_and_then_the_gms_fr
     assert_gm_table(html, encounter)
 
 
-async def test_a_resync_moves_a_socket_whose_order_was_lost(campaign, gm, other_player, pc, npc, sockets,
-                                                           monkeypatch, caplog):
+async def test_a_resync_moves_a_socket_whose_order_was_lost(
+    campaign, gm, other_player, pc, npc, sockets, monkeypatch, caplog
+):
     """With the channel layer down when the GM is made a player, the change still stands; the socket's next
     resync finds it, sends the players' table and leaves the GMs' group."""
     encounter, lurker = await _with_a_lurker(campaign, gm, pc, npc)
@@ -712,6 +736,7 @@ async def test_deleting_the_campaign_closes_every_socket_of_it(table, campaign, 
 
 # --- 9. resyncs are rationed ---------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def frozen_clock(monkeypatch):
     """The resync ration's clock, standing still until a test moves it (now[0] += seconds)."""
@@ -736,8 +761,9 @@ def snapshots(monkeypatch):
     return rendered
 
 
-async def test_a_socket_flooding_resyncs_is_closed_after_a_few_snapshots(table, player, sockets, frozen_clock,
-                                                                        snapshots):
+async def test_a_socket_flooding_resyncs_is_closed_after_a_few_snapshots(
+    table, player, sockets, frozen_clock, snapshots
+):
     from combat.consumers import BURST
 
     socket, _, _ = await sockets(player, table)
@@ -758,8 +784,7 @@ async def test_a_socket_flooding_resyncs_is_closed_after_a_few_snapshots(table, 
     assert f'id="enc-{table.pk}-me"' in html
 
 
-async def test_a_phone_may_resync_a_few_times_at_once_then_about_once_a_second(table, player, sockets,
-                                                                              frozen_clock):
+async def test_a_phone_may_resync_a_few_times_at_once_then_about_once_a_second(table, player, sockets, frozen_clock):
     from combat.consumers import BURST
 
     socket, _, _ = await sockets(player, table)
@@ -777,6 +802,7 @@ async def test_a_phone_may_resync_a_few_times_at_once_then_about_once_a_second(t
 
 
 # --- 9. the page's heartbeat ----------------------------------------------------------------------------------
+
 
 async def test_a_ping_gets_a_pong_and_no_table(table, player, sockets, snapshots):
     socket, _, _ = await sockets(player, table)

@@ -38,26 +38,36 @@ def messages_of(response) -> list[str]:
 def frozen(encounter) -> tuple:
     """Everything about an encounter a refused request must leave alone."""
     row = Encounter.objects.filter(pk=encounter.pk).values().first()
-    return (row, list(EncounterEvent.objects.filter(encounter_id=encounter.pk).values()),
-            list(Combatant.objects.filter(encounter_id=encounter.pk).values()),
-            list(Character.objects.order_by("pk").values("pk", "stats")))
+    return (
+        row,
+        list(EncounterEvent.objects.filter(encounter_id=encounter.pk).values()),
+        list(Combatant.objects.filter(encounter_id=encounter.pk).values()),
+        list(Character.objects.order_by("pk").values("pk", "stats")),
+    )
 
 
 @pytest.fixture
 def draft(campaign, gm, pc, other_pc, npc):
-    return services.create_encounter(campaign, gm, name="Relay ambush", model="burn_bryte", pcs=[pc, other_pc],
-                                     enemies=[(npc, 2)], hidden={npc.pk},
-                                     settings={"surprise": "pcs", "entered_dice": True, "change_cost": 2})
+    return services.create_encounter(
+        campaign,
+        gm,
+        name="Relay ambush",
+        model="burn_bryte",
+        pcs=[pc, other_pc],
+        enemies=[(npc, 2)],
+        hidden={npc.pk},
+        settings={"surprise": "pcs", "entered_dice": True, "change_cost": 2},
+    )
 
 
 @pytest.fixture
 def running(campaign, gm, pc, npc):
-    encounter = services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc],
-                                          enemies=[(npc, 1)])
+    encounter = services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)])
     return services.start_encounter(encounter, gm)
 
 
 # --- saving a draft --------------------------------------------------------------------------------------------
+
 
 def test_the_builder_offers_save_as_draft_beside_start(gm_client, campaign, pc, npc):
     page = gm_client.get(reverse("encounter_create", args=[campaign.pk])).content.decode()
@@ -67,11 +77,21 @@ def test_the_builder_offers_save_as_draft_beside_start(gm_client, campaign, pc, 
 
 
 def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client, campaign, pc, other_pc, npc):
-    response = gm_client.post(reverse("encounter_create", args=[campaign.pk]), {
-        "name": "Relay ambush", "model": "burn_bryte", "pcs": [pc.pk, other_pc.pk], f"npc_{npc.pk}": 2,
-        "hidden": [npc.pk], "setting_change_cost": "2", "setting_failure_default": "consequence",
-        "setting_surprise": "pcs", "setting_entered_dice": "on", "draft": "1",
-    })
+    response = gm_client.post(
+        reverse("encounter_create", args=[campaign.pk]),
+        {
+            "name": "Relay ambush",
+            "model": "burn_bryte",
+            "pcs": [pc.pk, other_pc.pk],
+            f"npc_{npc.pk}": 2,
+            "hidden": [npc.pk],
+            "setting_change_cost": "2",
+            "setting_failure_default": "consequence",
+            "setting_surprise": "pcs",
+            "setting_entered_dice": "on",
+            "draft": "1",
+        },
+    )
     encounter = Encounter.objects.get()
     assert response.status_code == 302 and response["Location"] == encounter.get_absolute_url()
     assert encounter.status == Encounter.Status.DRAFT
@@ -81,7 +101,7 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
 
     page = gm_client.get(encounter.get_absolute_url()).content.decode()
     assert "<h1>Relay ambush</h1>" in page and "Burn Bryte" in page and ">Draft<" in page
-    assert 'hx-ws:connect' not in page  # not the live table
+    assert "hx-ws:connect" not in page  # not the live table
     roster = re.search(r'<ul class="roster">.*?</ul>', page, re.S).group(0)
     rows = re.findall(r"<li>(.*?)</li>", roster, re.S)
     assert len(rows) == 4
@@ -101,18 +121,28 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
 
 
 def test_the_start_button_of_the_builder_still_starts_at_once(gm_client, campaign, pc, npc):
-    gm_client.post(reverse("encounter_create", args=[campaign.pk]), {
-        "name": "Now", "model": "burn_bryte", "pcs": [pc.pk], f"npc_{npc.pk}": 1, "setting_change_cost": "1",
-        "setting_failure_default": "collapse", "setting_surprise": "none",
-    })
+    gm_client.post(
+        reverse("encounter_create", args=[campaign.pk]),
+        {
+            "name": "Now",
+            "model": "burn_bryte",
+            "pcs": [pc.pk],
+            f"npc_{npc.pk}": 1,
+            "setting_change_cost": "1",
+            "setting_failure_default": "collapse",
+            "setting_surprise": "none",
+        },
+    )
     assert Encounter.objects.get().status == Encounter.Status.ACTIVE
 
 
 def test_the_encounter_list_marks_drafts_for_the_gm_only(campaign, gm, player, draft, running):
     listing = reverse("encounters", args=[campaign.pk])
     page = logged_in(gm).get(listing).content.decode()
-    cards = {re.search(r"<strong>(.*?)</strong>", c).group(1): c
-             for c in re.findall(r'<li class="card">.*?</li>', page, re.S)}
+    cards = {
+        re.search(r"<strong>(.*?)</strong>", c).group(1): c
+        for c in re.findall(r'<li class="card">.*?</li>', page, re.S)
+    }
     assert set(cards) == {"Relay ambush", "Ambush"}
     assert ">Draft<" in cards["Relay ambush"] and "Not started" in cards["Relay ambush"]
     assert ">Draft<" not in cards["Ambush"]
@@ -122,6 +152,7 @@ def test_the_encounter_list_marks_drafts_for_the_gm_only(campaign, gm, player, d
 
 
 # --- who may reach a draft --------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("who", ["player", "other_player", "outsider"])
 def test_only_the_gm_reaches_a_draft_and_its_buttons(request, draft, who):
@@ -154,6 +185,7 @@ def test_start_and_delete_take_only_a_post(gm, draft):
 
 # --- starting a draft -------------------------------------------------------------------------------------------
 
+
 def test_gm_starts_the_draft_and_the_table_shows(gm, player, draft, pc):
     c = logged_in(gm)
     response = c.post(url("encounter_start", draft), follow=True)
@@ -180,6 +212,7 @@ def test_starting_twice_says_it_has_already_started(gm, draft):
 
 
 # --- deleting a draft -------------------------------------------------------------------------------------------
+
 
 def test_gm_deletes_a_draft(gm, draft, campaign, pc, npc):
     response = logged_in(gm).post(url("encounter_delete", draft), follow=True)
@@ -209,6 +242,7 @@ def test_deleting_an_ended_encounter_is_refused(gm, running):
 
 
 # --- ending through the confirmation page -----------------------------------------------------------------------
+
 
 def test_the_table_links_to_the_end_page_instead_of_ending(gm, running):
     page = logged_in(gm).get(running.get_absolute_url()).content.decode()
@@ -284,6 +318,7 @@ def test_a_drafts_log_sends_the_gm_to_the_draft_and_exports_nothing(gm, draft):
 
 
 # --- the forms work with CSRF checks on -------------------------------------------------------------------------
+
 
 def _token_of_form(page: str, action: str) -> str:
     form = re.search(rf'<form method="post" action="{re.escape(action)}">(.*?)</form>', page, re.S)

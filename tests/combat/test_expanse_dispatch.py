@@ -54,6 +54,17 @@ def test_a_command_of_another_model_is_refused_with_a_sentence_and_a_missing_dec
 def test_the_package_is_the_models_engine():
     model = registry.get("expanse")
     assert model.engine is ex and model.settings is ex.SETTINGS and ex.KEY == "expanse"
-    for name in ("State", "COMMANDS", "EVENTS", "CODEC", "initial_state", "decide", "evolve", "describe",
-                 "fighter_from_sheet", "write_back", "outcome"):
+    for name in (
+        "State",
+        "COMMANDS",
+        "EVENTS",
+        "CODEC",
+        "initial_state",
+        "decide",
+        "evolve",
+        "describe",
+        "fighter_from_sheet",
+        "write_back",
+        "outcome",
+    ):
         assert hasattr(ex, name), name

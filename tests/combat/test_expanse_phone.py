@@ -32,10 +32,22 @@ def tap(client, enc, form):
 
 def spotter_fight(campaign, gm, rosa, marcus, thug):
     """An unseen Spotter ahead of one Thug in the list of enemies: Rosa first, Marcus, the Spotter, the Thug."""
-    spotter = Character.objects.create(campaign=campaign, name="SECRET Spotter", kind="npc", system="expanse",
-                                       stats=sheet(accuracy=4, defense=14, weapons="Rifle"))
-    encounter = services.create_encounter(campaign, gm, name="Dock", model="expanse", pcs=[rosa, marcus],
-                                          enemies=[(spotter, 1), (thug, 1)], hidden={spotter.pk})
+    spotter = Character.objects.create(
+        campaign=campaign,
+        name="SECRET Spotter",
+        kind="npc",
+        system="expanse",
+        stats=sheet(accuracy=4, defense=14, weapons="Rifle"),
+    )
+    encounter = services.create_encounter(
+        campaign,
+        gm,
+        name="Dock",
+        model="expanse",
+        pcs=[rosa, marcus],
+        enemies=[(spotter, 1), (thug, 1)],
+        hidden={spotter.pk},
+    )
     services.start_encounter(encounter, gm)
     spotter_key = f"npc{spotter.pk}-1"
     state = state_of(encounter)
@@ -46,15 +58,21 @@ def spotter_fight(campaign, gm, rosa, marcus, thug):
     return encounter, spotter_key
 
 
-def test_her_turn_is_one_tap_to_attack_the_first_enemy_with_her_pistol_and_one_to_end_it(client, enc, gm, player,
-                                                                                         rosa, marcus, thug):
+def test_her_turn_is_one_tap_to_attack_the_first_enemy_with_her_pistol_and_one_to_end_it(
+    client, enc, gm, player, rosa, marcus, thug
+):
     begin(enc, gm, rosa, marcus, thug)
     html = me(enc, player)
     quick = form_with(html, "quick-attack")
     assert quick.buttons == ["Attack Thug 1: Pistol, 3d6 + 5"]
     assert {k: quick.sends[k] for k in ("command", "actor", "action", "weapon", "target", "distance")} == {
-        "command": "attack", "actor": key(rosa), "action": "ranged_attack", "weapon": "pistol",
-        "target": key(thug, 1), "distance": "0"}
+        "command": "attack",
+        "actor": key(rosa),
+        "action": "ranged_attack",
+        "weapon": "pistol",
+        "target": key(thug, 1),
+        "distance": "0",
+    }
     # Her controls come first: the attack and the end of her turn before the builder and her other actions.
     assert buttons(html)[:2] == ["Attack Thug 1: Pistol, 3d6 + 5", "End my turn"]
     assert '<details class="attack-more">' in html  # the whole builder, folded away under them
@@ -62,8 +80,7 @@ def test_her_turn_is_one_tap_to_attack_the_first_enemy_with_her_pistol_and_one_t
     client.force_login(player)
     assert tap(client, enc, quick) == ""
     test = state_of(enc).tests[-1]
-    assert (test.fighter, test.target, test.weapon, test.action) == (key(rosa), key(thug, 1), "pistol",
-                                                                    "ranged_attack")
+    assert (test.fighter, test.target, test.weapon, test.action) == (key(rosa), key(thug, 1), "pistol", "ranged_attack")
     assert tap(client, enc, form_sending(me(enc, player), "end_turn")) == ""
     assert state_of(enc).turn == key(marcus)
 
@@ -90,15 +107,23 @@ def test_an_unseen_enemy_is_never_a_target_nor_named(client, campaign, gm, playe
 
 
 @pytest.mark.parametrize("gone", ["unseen", "taken out"])
-def test_with_no_enemy_to_aim_at_no_attack_on_a_creature_is_offered(client, campaign, gm, player, rosa, marcus, thug,
-                                                                    gone):
+def test_with_no_enemy_to_aim_at_no_attack_on_a_creature_is_offered(
+    client, campaign, gm, player, rosa, marcus, thug, gone
+):
     if gone == "unseen":
-        encounter = services.start_encounter(services.create_encounter(
-            campaign, gm, name="Dock", model="expanse", pcs=[rosa, marcus], enemies=[(thug, 1)], hidden={thug.pk}),
-            gm)
+        encounter = services.start_encounter(
+            services.create_encounter(
+                campaign, gm, name="Dock", model="expanse", pcs=[rosa, marcus], enemies=[(thug, 1)], hidden={thug.pk}
+            ),
+            gm,
+        )
     else:
-        encounter = services.start_encounter(services.create_encounter(
-            campaign, gm, name="Dock", model="expanse", pcs=[rosa, marcus], enemies=[(thug, 1)]), gm)
+        encounter = services.start_encounter(
+            services.create_encounter(
+                campaign, gm, name="Dock", model="expanse", pcs=[rosa, marcus], enemies=[(thug, 1)]
+            ),
+            gm,
+        )
         assert go(encounter, gm, "set_condition", target=key(thug, 1), condition="Taken out").ok
     state = state_of(encounter)
     faces = {key(rosa): (6, 6, 5), key(marcus): (4, 4, 3), key(thug, 1): (1, 1, 2)}
@@ -112,8 +137,9 @@ def test_with_no_enemy_to_aim_at_no_attack_on_a_creature_is_offered(client, camp
     assert buttons(html)[0] == "End my turn"
 
 
-def test_the_readied_weapon_is_the_default_and_sets_the_attack(client, enc, gm, player, other_player, rosa, marcus,
-                                                               thug):
+def test_the_readied_weapon_is_the_default_and_sets_the_attack(
+    client, enc, gm, player, other_player, rosa, marcus, thug
+):
     begin(enc, gm, rosa, marcus, thug)
     client.force_login(player)
     assert tap(client, enc, form_sending(me(enc, player), "end_turn")) == ""  # Marcus's turn
@@ -134,8 +160,16 @@ def test_a_jammed_readied_gun_is_not_the_default(client, enc, gm, player, other_
     client.force_login(player)
     assert tap(client, enc, form_sending(me(enc, player), "end_turn")) == ""  # Marcus's turn, pistol in hand
     # A miss with Drama Die 6 jams his pistol.
-    assert go(enc, other_player, "attack", dice=[1, 1, 6], actor=key(marcus), action="ranged_attack",
-              weapon="pistol", target=key(thug, 1)).ok
+    assert go(
+        enc,
+        other_player,
+        "attack",
+        dice=[1, 1, 6],
+        actor=key(marcus),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 1),
+    ).ok
     assert "pistol" in state_of(enc).fighter(key(marcus)).jammed
     assert go(enc, other_player, "end_turn", actor=key(marcus)).ok
     for _ in range(2):  # Thug 2, then Rosa in round 2
@@ -162,8 +196,16 @@ def test_off_turn_a_line_says_who_acts_and_what_i_wait_for(client, enc, gm, play
     assert "Out of turn you may ask the GM to interrupt with your prepared Ranged Attack." in rosa_html
     # A Thug's hit waits on Rosa: absorbing it is hers to do out of turn.
     assert go(enc, other_player, "end_turn", actor=key(marcus)).ok
-    assert go(enc, gm, "attack", dice=[6, 6, 5, 6, 6], actor=key(thug, 1), action="ranged_attack", weapon="pistol",
-              target=key(rosa)).ok
+    assert go(
+        enc,
+        gm,
+        "attack",
+        dice=[6, 6, 5, 6, 6],
+        actor=key(thug, 1),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(rosa),
+    ).ok
     rosa_html = text(me(enc, player))
     assert "Thug 1 is taking their turn; then Thug 2, then you." in rosa_html
     assert "Out of turn you may absorb the damage below or ask the GM to interrupt" in rosa_html

@@ -20,7 +20,7 @@ from combat.rules.expanse import rulebook as T
 from combat.rules.expanse.decide import next_turn
 from tests.conftest import examples
 
-ZERO = {a: 0 for a in ex.ABILITIES}
+ZERO = dict.fromkeys(ex.ABILITIES, 0)
 
 
 def fighter(id, name, side, owner=None, abilities=None, **kw):
@@ -28,31 +28,77 @@ def fighter(id, name, side, owner=None, abilities=None, **kw):
 
 
 def luwe(**kw):
-    return fighter("luwe", "Luwe", "pc", 1,
-                   {"Accuracy": 3, "Dexterity": 3, "Perception": 2, "Fighting": 1, "Strength": 1, "Constitution": 2},
-                   **{"focuses": ("Accuracy (Pistols)", "Dexterity (Initiative)"), "defense": 13, "toughness": 2,
-                      "fortune": 20, "fortune_max": 20, "speed": 13, "level": 3, "aware_of": ("boss", "grunt"), **kw})
+    return fighter(
+        "luwe",
+        "Luwe",
+        "pc",
+        1,
+        {"Accuracy": 3, "Dexterity": 3, "Perception": 2, "Fighting": 1, "Strength": 1, "Constitution": 2},
+        **{
+            "focuses": ("Accuracy (Pistols)", "Dexterity (Initiative)"),
+            "defense": 13,
+            "toughness": 2,
+            "fortune": 20,
+            "fortune_max": 20,
+            "speed": 13,
+            "level": 3,
+            "aware_of": ("boss", "grunt"),
+            **kw,
+        },
+    )
 
 
 def furo(**kw):
-    return fighter("furo", "Furo", "pc", 2,
-                   {"Fighting": 3, "Strength": 3, "Dexterity": 1, "Constitution": 3},
-                   **{"focuses": ("Fighting (Brawling)", "Strength (Might)"), "defense": 11, "toughness": 3,
-                      "armour": "light", "fortune": 15, "fortune_max": 15, "speed": 11, "level": 2,
-                      "aware_of": ("boss", "grunt"), **kw})
+    return fighter(
+        "furo",
+        "Furo",
+        "pc",
+        2,
+        {"Fighting": 3, "Strength": 3, "Dexterity": 1, "Constitution": 3},
+        **{
+            "focuses": ("Fighting (Brawling)", "Strength (Might)"),
+            "defense": 11,
+            "toughness": 3,
+            "armour": "light",
+            "fortune": 15,
+            "fortune_max": 15,
+            "speed": 11,
+            "level": 2,
+            "aware_of": ("boss", "grunt"),
+            **kw,
+        },
+    )
 
 
 def boss(**kw):
-    return fighter("boss", "Boss", "enemy", None,
-                   {"Fighting": 3, "Accuracy": 2, "Strength": 3, "Dexterity": 2, "Perception": 1},
-                   **{"defense": 12, "toughness": 3, "armour": "medium", "fortune": 10, "fortune_max": 10,
-                      "speed": 10, "aware_of": ("luwe", "furo"), **kw})
+    return fighter(
+        "boss",
+        "Boss",
+        "enemy",
+        None,
+        {"Fighting": 3, "Accuracy": 2, "Strength": 3, "Dexterity": 2, "Perception": 1},
+        **{
+            "defense": 12,
+            "toughness": 3,
+            "armour": "medium",
+            "fortune": 10,
+            "fortune_max": 10,
+            "speed": 10,
+            "aware_of": ("luwe", "furo"),
+            **kw,
+        },
+    )
 
 
 def grunt(**kw):
-    return fighter("grunt", "Grunt", "enemy", None, {"Accuracy": 1, "Dexterity": 1},
-                   **{"defense": 11, "toughness": 1, "fortune": 4, "fortune_max": 4, "aware_of": ("luwe", "furo"),
-                      **kw})
+    return fighter(
+        "grunt",
+        "Grunt",
+        "enemy",
+        None,
+        {"Accuracy": 1, "Dexterity": 1},
+        **{"defense": 11, "toughness": 1, "fortune": 4, "fortune_max": 4, "aware_of": ("luwe", "furo"), **kw},
+    )
 
 
 def encounter(*fighters, **settings_):
@@ -102,13 +148,20 @@ def begun(order=("luwe", "boss", "furo", "grunt"), state=None):
 
 
 def pistol(target="boss", **kw):
-    return ex.Attack(actor=kw.pop("actor", "luwe"), action=kw.pop("action", "ranged_attack"), weapon="pistol",
-                     target=target, distance=kw.pop("distance", 10), **kw)
+    return ex.Attack(
+        actor=kw.pop("actor", "luwe"),
+        action=kw.pop("action", "ranged_attack"),
+        weapon="pistol",
+        target=target,
+        distance=kw.pop("distance", 10),
+        **kw,
+    )
 
 
 def punch(target="boss", **kw):
-    return ex.Attack(actor=kw.pop("actor", "furo"), action=kw.pop("action", "melee_attack"), weapon="unarmed",
-                     target=target, **kw)
+    return ex.Attack(
+        actor=kw.pop("actor", "furo"), action=kw.pop("action", "melee_attack"), weapon="unarmed", target=target, **kw
+    )
 
 
 def last_test(t):
@@ -125,6 +178,7 @@ def to_turn(t, fid):
 
 
 # --- initiative --------------------------------------------------------------------------------------------------
+
 
 def test_initiative_is_dexterity_plus_focus_with_armour_and_orders_by_total_then_drama_die():
     t = Table(encounter())
@@ -196,15 +250,18 @@ ACTIONS = {
 THIRD = "already taken two actions|It is not Luwe's turn"  # two actions and nothing else: the turn is over
 
 
-@pytest.mark.parametrize("sequence,refused", [
-    (("defend", "run"), "already taken a major action"),
-    (("run", "defend"), "already taken a major action"),
-    (("aim", "move", "activate"), THIRD),
-    (("aim", "activate", "defend"), THIRD),
-    (("aim", "defend"), None),
-    (("defend", "aim"), None),
-    (("move", "activate"), None),
-])
+@pytest.mark.parametrize(
+    "sequence,refused",
+    [
+        (("defend", "run"), "already taken a major action"),
+        (("run", "defend"), "already taken a major action"),
+        (("aim", "move", "activate"), THIRD),
+        (("aim", "activate", "defend"), THIRD),
+        (("aim", "defend"), None),
+        (("defend", "aim"), None),
+        (("move", "activate"), None),
+    ],
+)
 def test_one_major_and_one_minor_or_two_minors(sequence, refused):
     t = begun()
     for action in sequence[:-1]:
@@ -258,6 +315,7 @@ def test_nothing_left_waits_for_stunt_points_and_a_changeable_die():
 
 
 # --- actions with effects, and their expiry ------------------------------------------------------------------------
+
 
 def test_defend_lasts_until_the_start_of_your_next_turn():
     t = begun(("luwe", "boss", "furo", "grunt"))
@@ -490,6 +548,7 @@ def test_stand_firm_resists_knock_prone_with_an_opposed_test_and_the_points_are_
 
 # --- attacks ---------------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("faces,hits", [((1, 2, 4), True), ((1, 2, 3), False), ((6, 5, 4), True)])
 def test_an_attack_equal_to_defense_hits(faces, hits):
     t = begun()
@@ -498,11 +557,21 @@ def test_an_attack_equal_to_defense_hits(faces, hits):
 
 
 RANGES = [  # weapon, distance, allowed, penalty (seed's Range table; Thrown is 10 + Strength 1)
-    ("pistol", 50, True, 0), ("pistol", 51, True, -2), ("pistol", 75, True, -2), ("pistol", 76, False, 0),
-    ("rifle", 200, True, 0), ("rifle", 201, True, -2), ("rifle", 300, True, -2), ("rifle", 301, False, 0),
-    ("bow", 100, True, 0), ("bow", 150, True, -2), ("bow", 151, False, 0),
-    ("thrown", 11, True, 0), ("thrown", 12, False, 0),
-    ("light_melee", 2, True, 0), ("light_melee", 3, False, 0),
+    ("pistol", 50, True, 0),
+    ("pistol", 51, True, -2),
+    ("pistol", 75, True, -2),
+    ("pistol", 76, False, 0),
+    ("rifle", 200, True, 0),
+    ("rifle", 201, True, -2),
+    ("rifle", 300, True, -2),
+    ("rifle", 301, False, 0),
+    ("bow", 100, True, 0),
+    ("bow", 150, True, -2),
+    ("bow", 151, False, 0),
+    ("thrown", 11, True, 0),
+    ("thrown", 12, False, 0),
+    ("light_melee", 2, True, 0),
+    ("light_melee", 3, False, 0),
 ]
 
 
@@ -561,12 +630,16 @@ def test_attacking_objects_uses_the_target_number_table(size):
     tn = T.OBJECT_SIZES[size][2]
     t = begun()
     # dice 12 + Accuracy 3 + focus 2 + the GM's modifier = exactly the target number: a hit, no damage roll
-    t.do(ex.Attack(actor="luwe", action="ranged_attack", weapon="pistol", object_size=size, modifier=tn - 17),
-         faces=[3, 4, 5])
+    t.do(
+        ex.Attack(actor="luwe", action="ranged_attack", weapon="pistol", object_size=size, modifier=tn - 17),
+        faces=[3, 4, 5],
+    )
     assert last_test(t).tn == tn and last_test(t).success and not t.state.hits
     t = begun()
-    t.do(ex.Attack(actor="luwe", action="ranged_attack", weapon="pistol", object_size=size, modifier=tn - 17),
-         faces=[2, 4, 5])
+    t.do(
+        ex.Attack(actor="luwe", action="ranged_attack", weapon="pistol", object_size=size, modifier=tn - 17),
+        faces=[2, 4, 5],
+    )
     assert not last_test(t).success
 
 
@@ -653,8 +726,9 @@ def test_makeshift_flaws_clumsy_and_fragile():
     assert not e.test.breaks
 
 
-@pytest.mark.parametrize("armour,soak", [("none", 3), ("padding", 4), ("light", 5), ("medium", 7), ("heavy", 9),
-                                         ("power", 15)])
+@pytest.mark.parametrize(
+    "armour,soak", [("none", 3), ("padding", 4), ("light", 5), ("medium", 7), ("heavy", 9), ("power", 15)]
+)
 def test_toughness_with_armour_and_penetrating_damage(armour, soak):
     target = boss(armour=armour)
     t = begun(("luwe", "boss"), encounter(luwe(), target))
@@ -699,8 +773,10 @@ def test_a_ballistic_shield_in_hand_gives_three_defense_in_play():
 def boss_hits_luwe(damage_faces=(6, 5), **kw):
     """The Boss hits Luwe with a heavy weapon: 2d6 + Strength 3 against Toughness 2."""
     t = begun(("boss", "luwe", "furo", "grunt"), kw.pop("state", None))
-    t.do(ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe", **kw),
-         faces=[4, 5, 6, *damage_faces])
+    t.do(
+        ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe", **kw),
+        faces=[4, 5, 6, *damage_faces],
+    )
     return t
 
 
@@ -802,14 +878,14 @@ def test_an_ability_test_is_a_major_a_minor_or_free_and_resistance_earns_no_stun
     assert e.test.success and t.f("luwe").sp == 5 and t.state.turn_actions == ("other_major",)
     t.refuse(ex.SpendStunt(actor="luwe", stunt="Lightning Attack"), "follows an attack")
     t.refuse(ex.SpendStunt(actor="luwe", stunt="Knock Prone"), "needs the combatant this test was against")
-    assert ex.describe(t.state, e) == ("Luwe makes an Intelligence test to patch the hull: 4, 4 and Drama Die 5 + 0 "
-                                       "= 13 against TN 11, a success earning 5 stunt points.")
+    assert ex.describe(t.state, e) == (
+        "Luwe makes an Intelligence test to patch the hull: 4, 4 and Drama Die 5 + 0 "
+        "= 13 against TN 11, a success earning 5 stunt points."
+    )
     t.refuse(ex.AbilityTest(actor="luwe", ability="Intelligence", tn=11), "already taken a major action")
-    [e] = t.do(ex.AbilityTest(actor="furo", ability="Constitution", tn=9, action="free", resist=True),
-               faces=[3, 3, 3])
+    [e] = t.do(ex.AbilityTest(actor="furo", ability="Constitution", tn=9, action="free", resist=True), faces=[3, 3, 3])
     assert e.slot == "none" and e.test.success and t.f("furo").sp == 0 and t.f("luwe").sp == 5
-    t.do(ex.AbilityTest(actor="luwe", ability="Dexterity", focus="Initiative", tn=11, action="minor"),
-         faces=[1, 2, 3])
+    t.do(ex.AbilityTest(actor="luwe", ability="Dexterity", focus="Initiative", tn=11, action="minor"), faces=[1, 2, 3])
     assert last_test(t).modifier == 5 and t.state.turn_actions == ("other_major", "activate")
     t.refuse(ex.AbilityTest(actor="luwe", ability="Luck", tn=11), "Choose one of the abilities")
 
@@ -828,8 +904,8 @@ def test_outcome():
 
 # --- stunt points ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("faces,sp", [((3, 3, 4), 4), ((2, 5, 5), 5), ((6, 1, 6), 6), ((1, 2, 4), 0),
-                                      ((1, 1, 2), 0)])
+
+@pytest.mark.parametrize("faces,sp", [((3, 3, 4), 4), ((2, 5, 5), 5), ((6, 1, 6), 6), ((1, 2, 4), 0), ((1, 1, 2), 0)])
 def test_doubles_on_a_success_earn_the_drama_die_in_stunt_points(faces, sp):
     t = begun()
     hit = sum(faces) + 5 >= 12
@@ -955,8 +1031,10 @@ def test_group_tactics_moves_an_ally_2_m_per_2_sp_at_no_cost_to_the_allys_turn()
     assert ex.describe(t.initial, e) == "Luwe spends 3 stunt points on Group Tactics: Furo moves 2 m."
     assert ex.describe(t.initial, e, gm=False) == ex.describe(t.initial, e)
     assert t.f("luwe").sp == 3 and t.f("luwe").stunts_used == ("group_tactics",)
-    t.refuse(ex.SpendStunt(actor="luwe", stunt="Group Tactics", points=2, ally="furo"),
-             "already used Group Tactics this round")
+    t.refuse(
+        ex.SpendStunt(actor="luwe", stunt="Group Tactics", points=2, ally="furo"),
+        "already used Group Tactics this round",
+    )
     # The move is the stunt's: it spends none of Furo's actions, and his whole turn is still his.
     assert t.f("furo").sp == 0 and t.f("furo").stunts_used == () and t.state.turn_actions == ("ranged_attack",)
     t.do(ex.EndTurn(actor="luwe"))
@@ -968,8 +1046,9 @@ def test_group_tactics_moves_an_ally_2_m_per_2_sp_at_no_cost_to_the_allys_turn()
     t.do(pistol(), faces=[5, 5, 6, 1, 1])
     t.refuse(ex.SpendStunt(actor="luwe", stunt="Group Tactics", points=4, ally="furo"), "Furo is out of the encounter")
     t = begun(("boss", "luwe", "furo", "grunt"))
-    t.do(ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe"),
-         faces=[4, 4, 6, 1, 1])  # doubles: the Boss has 6 SP for his own side
+    t.do(
+        ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe"), faces=[4, 4, 6, 1, 1]
+    )  # doubles: the Boss has 6 SP for his own side
     [e] = t.do(ex.SpendStunt(actor="boss", stunt="Group Tactics", points=6, ally="grunt"))
     assert ex.describe(t.initial, e, gm=False) == "Boss spends 6 stunt points on Group Tactics: Grunt moves 6 m."
 
@@ -1001,13 +1080,26 @@ def test_gm_stunts_by_command_and_by_setting():
 
 def test_the_stunt_list_is_data():
     names = [s.name for s in T.STUNTS]
-    assert names == ["Adrenaline Rush", "Momentum", "Duck and Weave", "Take Cover", "Guardian Angel", "Skirmish",
-                     "Whatever's Handy", "Group Tactics", "Double-Team", "Injure", "Knock Prone", "Lightning Attack",
-                     "Overcome Toughness"]
+    assert names == [
+        "Adrenaline Rush",
+        "Momentum",
+        "Duck and Weave",
+        "Take Cover",
+        "Guardian Angel",
+        "Skirmish",
+        "Whatever's Handy",
+        "Group Tactics",
+        "Double-Team",
+        "Injure",
+        "Knock Prone",
+        "Lightning Attack",
+        "Overcome Toughness",
+    ]
     assert all(s.effect in T.EFFECTS for s in T.STUNTS)
 
 
 # --- weapon capacity ------------------------------------------------------------------------------------------
+
 
 def test_a_missed_gun_attack_with_drama_die_six_jams_and_a_minor_action_clears_it():
     t = begun()
@@ -1022,15 +1114,24 @@ def test_a_missed_gun_attack_with_drama_die_six_jams_and_a_minor_action_clears_i
     t.do(pistol(), faces=[1, 2, 4, 1, 1])
 
 
-@pytest.mark.parametrize("attack,faces,jams", [
-    (lambda: pistol(modifier=-5), [1, 2, 5], False),  # a miss, Drama Die 5
-    (lambda: pistol(), [1, 2, 6, 1, 1], False),  # a hit with Drama Die 6
-    (lambda: ex.Attack(actor="luwe", weapon="light_melee", target="boss", modifier=-5), [1, 1, 6], False),
-    (lambda: ex.Attack(actor="luwe", action="ranged_attack", weapon="bow", target="boss", modifier=-5),
-     [1, 1, 6], False),
-    (lambda: ex.Attack(actor="luwe", action="ranged_attack", weapon="rifle", target="boss", modifier=-5),
-     [1, 1, 6], True),
-])
+@pytest.mark.parametrize(
+    "attack,faces,jams",
+    [
+        (lambda: pistol(modifier=-5), [1, 2, 5], False),  # a miss, Drama Die 5
+        (lambda: pistol(), [1, 2, 6, 1, 1], False),  # a hit with Drama Die 6
+        (lambda: ex.Attack(actor="luwe", weapon="light_melee", target="boss", modifier=-5), [1, 1, 6], False),
+        (
+            lambda: ex.Attack(actor="luwe", action="ranged_attack", weapon="bow", target="boss", modifier=-5),
+            [1, 1, 6],
+            False,
+        ),
+        (
+            lambda: ex.Attack(actor="luwe", action="ranged_attack", weapon="rifle", target="boss", modifier=-5),
+            [1, 1, 6],
+            True,
+        ),
+    ],
+)
 def test_only_missed_gun_attacks_jam(attack, faces, jams):
     t = begun()
     t.do(attack(), faces=faces)
@@ -1043,6 +1144,7 @@ def test_clear_jam_needs_a_jammed_weapon():
 
 
 # --- Fortune changing a die ---------------------------------------------------------------------------------------
+
 
 def test_fortune_changes_a_die_and_the_outcome_follows():
     t = begun()
@@ -1072,6 +1174,7 @@ def test_changing_a_die_can_undo_a_jam_and_is_a_setting():
 
 
 # --- Churn -----------------------------------------------------------------------------------------------------------
+
 
 def test_churn_is_off_by_default():
     t = begun()
@@ -1122,6 +1225,7 @@ def test_the_gm_spends_churn_to_jam_a_missed_firearm():
 
 # --- the log and the codec --------------------------------------------------------------------------------------------
 
+
 def scenario():
     t = Table(encounter())
     t.do(ex.RollInitiative(), faces=[6, 5, 4, 1, 2, 3, 3, 3, 1, 1, 1, 2])  # Luwe, Boss, Furo, Grunt
@@ -1164,19 +1268,26 @@ def test_every_event_reads_as_one_sentence_and_players_never_see_npc_numbers():
     npc_numbers = [
         "against Defense 12",  # the Boss's Defense
         "Toughness 7 leaves",  # the Boss's Toughness with armour
-        "Boss spends 3 Fortune", "Fortune rises by 2 to",  # the Boss's Fortune
+        "Boss spends 3 Fortune",
+        "Fortune rises by 2 to",  # the Boss's Fortune
         "Boss regains",
     ]
     for secret in npc_numbers:
         assert secret in joined_gm, secret  # the GM's log has it (so the check below can fail) ...
         assert secret not in joined_players, secret  # ... the players' log does not
-    assert "Luwe makes a Ranged Attack with a pistol at Boss: 3, 3 and Drama Die 5 + 5 = 16, a hit for 14 damage" \
+    assert (
+        "Luwe makes a Ranged Attack with a pistol at Boss: 3, 3 and Drama Die 5 + 5 = 16, a hit for 14 damage"
         in joined_players
-    assert "Boss makes a Melee Attack with a heavy melee weapon at Furo: 4, 5 and Drama Die 6 + 0 = 15 against " \
+    )
+    assert (
+        "Boss makes a Melee Attack with a heavy melee weapon at Furo: 4, 5 and Drama Die 6 + 0 = 15 against "
         "Defense 11, a hit for 15 damage (Toughness 5 leaves 10)" in joined_players
+    )
     assert "Boss spends Fortune on the damage." in player_text
-    assert "Grunt throws a grenade: 1, 1 and Drama Die 2 + 1 = 5 against TN 11, it misses and lands 5 m off" \
+    assert (
+        "Grunt throws a grenade: 1, 1 and Drama Die 2 + 1 = 5 against TN 11, it misses and lands 5 m off"
         in joined_players
+    )
     assert "Luwe regains" in joined_players
 
 
@@ -1211,9 +1322,15 @@ def test_state_events_and_commands_round_trip_through_json():
     assert len({e.kind for e in ex.EVENTS}) == len(ex.EVENTS)
 
 
-@pytest.mark.parametrize("name,data", [
-    ("teleport", {}), ("attack", {"actor": 5}), ("attack", "junk"), ("spend_fortune", {"points": "x"}),
-])
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("teleport", {}),
+        ("attack", {"actor": 5}),
+        ("attack", "junk"),
+        ("spend_fortune", {"points": "x"}),
+    ],
+)
 def test_malformed_commands_are_refused_with_a_sentence(name, data):
     with pytest.raises(RuleError):
         ex.CODEC.command_from_json(name, data)
@@ -1221,24 +1338,58 @@ def test_malformed_commands_are_refused_with_a_sentence(name, data):
 
 def test_who_may_issue_each_command():
     who = {c.name: c.who for c in ex.COMMANDS}
-    for gm_only in ("roll_initiative", "break_tie", "next_turn", "interrupt", "blast", "approve_roll_over",
-                    "add_stunt", "breathers", "churn_jam", "adjust_churn", "set_condition", "adjust_fortune"):
+    for gm_only in (
+        "roll_initiative",
+        "break_tie",
+        "next_turn",
+        "interrupt",
+        "blast",
+        "approve_roll_over",
+        "add_stunt",
+        "breathers",
+        "churn_jam",
+        "adjust_churn",
+        "set_condition",
+        "adjust_fortune",
+    ):
         assert who[gm_only] == "gm", gm_only
-    for owner in ("attack", "spend_fortune", "spend_stunt", "change_die", "accept_condition", "end_turn",
-                  "roll_over", "guard_up", "prepare", "interrupt_self"):
+    for owner in (
+        "attack",
+        "spend_fortune",
+        "spend_stunt",
+        "change_die",
+        "accept_condition",
+        "end_turn",
+        "roll_over",
+        "guard_up",
+        "prepare",
+        "interrupt_self",
+    ):
         assert who[owner] == "owner", owner
 
 
 def test_settings_declare_every_open_question_with_its_default():
     defaults = {s.key: s.default for s in ex.SETTINGS}
-    assert defaults == {"churn": False, "fortune_die_cost": 2, "fortune_drama_cost": 3, "injured_penalty": 1,
-                        "wounded_penalty": 2, "armour_penalty": True, "long_range_penalty": 2,
-                        "cover_vs_melee": False, "run_ends_turn": False, "prepare_interrupt": "gm",
-                        "churn_jam_cost": 1, "extra_stunts": "", "entered_dice": False}
+    assert defaults == {
+        "churn": False,
+        "fortune_die_cost": 2,
+        "fortune_drama_cost": 3,
+        "injured_penalty": 1,
+        "wounded_penalty": 2,
+        "armour_penalty": True,
+        "long_range_penalty": 2,
+        "cover_vs_melee": False,
+        "run_ends_turn": False,
+        "prepare_interrupt": "gm",
+        "churn_jam_cost": 1,
+        "extra_stunts": "",
+        "entered_dice": False,
+    }
 
 
-@pytest.mark.parametrize("conditions,penalty", [((), 0), (("Injured",), -1), (("Wounded",), -2),
-                                                (("Injured", "Wounded"), -2)])
+@pytest.mark.parametrize(
+    "conditions,penalty", [((), 0), (("Injured",), -1), (("Wounded",), -2), (("Injured", "Wounded"), -2)]
+)
 def test_injury_penalties_apply_to_tests(conditions, penalty):
     t = begun(state=encounter(luwe(conditions=conditions), furo(), boss(), grunt()))
     t.do(pistol(), faces=[1, 1, 2])
@@ -1248,8 +1399,17 @@ def test_injury_penalties_apply_to_tests(conditions, penalty):
 def test_fighter_from_sheet_reads_the_expanse_stats():
     from combat.rules.expanse.stats import STATS
 
-    stats = {**STATS.defaults(), "accuracy": 3, "dexterity": 2, "focuses": ["Accuracy (Pistols)", "Striking Style"],
-             "armour": "light", "fortune": 12, "fortune_max": 10, "conditions": ["Injured", "Bored"], "level": 4}
+    stats = {
+        **STATS.defaults(),
+        "accuracy": 3,
+        "dexterity": 2,
+        "focuses": ["Accuracy (Pistols)", "Striking Style"],
+        "armour": "light",
+        "fortune": 12,
+        "fortune_max": 10,
+        "conditions": ["Injured", "Bored"],
+        "level": 4,
+    }
     f = ex.fighter_from_sheet("p1", "Ana", "pc", 7, stats, ("e1",))
     assert f.abilities["Accuracy"] == 3 and f.has_focus("Accuracy", "Pistols") and f.talents == ("Striking Style",)
     assert f.fortune == 10 and f.conditions == ("Injured",) and f.armour == "light" and f.level == 4
@@ -1260,6 +1420,7 @@ def test_fighter_from_sheet_reads_the_expanse_stats():
 
 # --- invariants ------------------------------------------------------------------------------------------------------
 
+
 class SeededDice(Dice):
     """Reproducible dice for property tests (the engine itself only ever sees the Dice interface)."""
 
@@ -1267,10 +1428,35 @@ class SeededDice(Dice):
         self._rng = random.Random(seed)
 
 
-PLAY = st.lists(st.tuples(st.sampled_from(["attack", "attack", "stunt", "fortune", "condition", "defend", "aim",
-                                            "guard", "move", "prepare", "interrupt", "change", "end", "next",
-                                            "grenade", "clear", "undo", "rollover"]),
-                          st.integers(0, 3), st.integers(0, 10_000)), max_size=45)
+PLAY = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [
+                "attack",
+                "attack",
+                "stunt",
+                "fortune",
+                "condition",
+                "defend",
+                "aim",
+                "guard",
+                "move",
+                "prepare",
+                "interrupt",
+                "change",
+                "end",
+                "next",
+                "grenade",
+                "clear",
+                "undo",
+                "rollover",
+            ]
+        ),
+        st.integers(0, 3),
+        st.integers(0, 10_000),
+    ),
+    max_size=45,
+)
 WHO = ["luwe", "furo", "boss", "grunt"]
 TARGETS = {"luwe": ["boss", "grunt"], "furo": ["boss", "grunt"], "boss": ["luwe", "furo"], "grunt": ["luwe", "furo"]}
 
@@ -1283,17 +1469,28 @@ def _random_command(s, what, who, seed):
         action = "melee_attack" if T.WEAPONS[weapon].kind == "melee" else "ranged_attack"
         action = rng.choice([action, "stunt_attack", "all_out_attack" if action == "melee_attack" else action])
         free = any(a.fighter == WHO[who] for a in s.free_attacks)
-        return ex.Attack(actor=WHO[who] if free else actor, action=action, weapon=weapon,
-                         target=rng.choice(TARGETS[WHO[who] if free else actor]), distance=rng.randint(0, 3),
-                         stunning=rng.random() < 0.2, free=free)
+        return ex.Attack(
+            actor=WHO[who] if free else actor,
+            action=action,
+            weapon=weapon,
+            target=rng.choice(TARGETS[WHO[who] if free else actor]),
+            distance=rng.randint(0, 3),
+            stunning=rng.random() < 0.2,
+            free=free,
+        )
     if what == "stunt":
         holders = [f for f in s.fighters if f.sp] or [s.fighter(actor)]
         spender = holders[0]
         stunt = rng.choice(s.stunts)
         allies = [f.id for f in s.fighters if f.side == spender.side and f.id != spender.id] or WHO
         points = rng.randint(stunt.cost, max(stunt.cost, spender.sp))
-        return ex.SpendStunt(actor=spender.id, stunt=stunt.key, points=points, ally=rng.choice(allies),
-                             moves=rng.choice(["self", "target"]))
+        return ex.SpendStunt(
+            actor=spender.id,
+            stunt=stunt.key,
+            points=points,
+            ally=rng.choice(allies),
+            moves=rng.choice(["self", "target"]),
+        )
     if what == "fortune":
         hurt = [h.target for h in s.hits if h.open] or [WHO[who]]
         return ex.SpendFortune(actor=hurt[0], points=rng.randint(0, 8))
@@ -1387,7 +1584,7 @@ def test_undo_restores_the_state_before_the_undone_event(actions):
             t.log.append(Logged(seq=len(t.log) + 1, event=event))
             t.state = ex.evolve(t.state, event)
             states.append(t.state)
-        batches.append((before, tuple(item.seq for item in t.log[-len(events):])))
+        batches.append((before, tuple(item.seq for item in t.log[-len(events) :])))
     if not batches:
         return
     after = t.state
@@ -1401,6 +1598,7 @@ def test_undo_restores_the_state_before_the_undone_event(actions):
 
 # --- physical dice, the sheet's weapons, Guard Up once ------------------------------------------------------------
 
+
 def test_physical_dice_decide_a_test_and_its_damage_when_the_gm_allows_them():
     t = begun(state=encounter(entered_dice=True))
     [e] = t.do(pistol(entered=(3, 3, 6), damage_entered=(1, 2)))  # no die rolled by the server
@@ -1411,17 +1609,22 @@ def test_physical_dice_decide_a_test_and_its_damage_when_the_gm_allows_them():
     [e] = t.do(pistol(entered=(1, 2, 3), damage_entered=(6, 6)))  # a miss: the damage dice are not used
     assert not e.test.success and e.test.damage_faces == ()
     t.do(ex.EndTurn(actor="luwe"))
-    [e] = t.do(ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe",
-                         entered=(6, 5, 4)), faces=[2, 2])  # typed test, server-rolled damage
+    [e] = t.do(
+        ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe", entered=(6, 5, 4)),
+        faces=[2, 2],
+    )  # typed test, server-rolled damage
     assert e.test.entered and not e.test.damage_entered and e.test.damage_faces == (2, 2)
 
 
-@pytest.mark.parametrize("fields,match", [
-    ({"entered": (3, 3)}, "Enter the three dice"),
-    ({"entered": (0, 3, 3)}, "face from 1 to 6"),
-    ({"damage_entered": (3,)}, "The damage is 2d6: enter 2 dice or none"),
-    ({"damage_entered": (3, 7)}, "Each damage die shows a face from 1 to 6"),
-])
+@pytest.mark.parametrize(
+    "fields,match",
+    [
+        ({"entered": (3, 3)}, "Enter the three dice"),
+        ({"entered": (0, 3, 3)}, "face from 1 to 6"),
+        ({"damage_entered": (3,)}, "The damage is 2d6: enter 2 dice or none"),
+        ({"damage_entered": (3, 7)}, "Each damage die shows a face from 1 to 6"),
+    ],
+)
 def test_physical_dice_are_checked(fields, match):
     t = begun(state=encounter(entered_dice=True))
     t.refuse(pistol(**fields), match)
@@ -1437,8 +1640,9 @@ def test_physical_dice_need_the_setting_for_every_kind_of_test():
     assert e.test.entered and e.test.sp == 5
     t = begun(state=encounter(entered_dice=True))
     t.do(ex.Ready(actor="luwe", item="grenade"))
-    [e] = t.do(ex.ThrowGrenade(actor="luwe", targets="boss,grunt", distance=5, entered=(4, 5, 6),
-                               damage_entered=(1, 2, 3)))
+    [e] = t.do(
+        ex.ThrowGrenade(actor="luwe", targets="boss,grunt", distance=5, entered=(4, 5, 6), damage_entered=(1, 2, 3))
+    )
     assert e.test.entered and e.test.damage_faces == (1, 2, 3) and len(t.state.hits) == 2
 
 
@@ -1479,7 +1683,10 @@ def test_stunt_points_spent_never_exceed_those_earned(actions):
             for test in t.state.tests:
                 earned[test.id] = test.sp  # Fortune may still change a die (and the points) until a stunt locks it
             if isinstance(event, ex.Tested) and not event.test.resist:
-                assert event.test.sp == 0 or (event.test.doubles and event.test.success) or (
-                    event.test.kind == "stunt_attack" and event.test.success)
+                assert (
+                    event.test.sp == 0
+                    or (event.test.doubles and event.test.success)
+                    or (event.test.kind == "stunt_attack" and event.test.success)
+                )
         for test_id, points in spent.items():
             assert points <= earned.get(test_id, 0), (test_id, points, earned)

@@ -26,7 +26,6 @@ from combat import fragments, review, services, store
 from combat.models import Encounter, EncounterEvent
 from combat.rules import expanse as ex
 from combat.rules.dice import ScriptedDice
-from combat.tables import expanse as table
 from tests.combat.helpers import combatant_key, state_of, valid_sheet
 from tests.conftest import examples
 
@@ -41,32 +40,76 @@ SECRET_NUMBERS = "Defense 17"  # the Thugs' Defense: only the GM's screen may sh
 @pytest.fixture
 def rosa(campaign, player):
     return Character.objects.create(
-        campaign=campaign, name="Rosa", owner=player, system="expanse",
-        stats=sheet(accuracy=3, dexterity=3, constitution=2, perception=2, defense=13, toughness=2, armour="light",
-                    focuses="Dexterity (Initiative), Accuracy (Pistols)", fortune=18, fortune_max=18, level=2,
-                    weapons="Pistol"))
+        campaign=campaign,
+        name="Rosa",
+        owner=player,
+        system="expanse",
+        stats=sheet(
+            accuracy=3,
+            dexterity=3,
+            constitution=2,
+            perception=2,
+            defense=13,
+            toughness=2,
+            armour="light",
+            focuses="Dexterity (Initiative), Accuracy (Pistols)",
+            fortune=18,
+            fortune_max=18,
+            level=2,
+            weapons="Pistol",
+        ),
+    )
 
 
 @pytest.fixture
 def marcus(campaign, other_player):
     return Character.objects.create(
-        campaign=campaign, name="Marcus", owner=other_player, system="expanse",
-        stats=sheet(accuracy=2, fighting=3, strength=3, constitution=3, defense=11, toughness=3, fortune=15,
-                    fortune_max=15, level=2, weapons="Pistol, Heavy melee weapon"))
+        campaign=campaign,
+        name="Marcus",
+        owner=other_player,
+        system="expanse",
+        stats=sheet(
+            accuracy=2,
+            fighting=3,
+            strength=3,
+            constitution=3,
+            defense=11,
+            toughness=3,
+            fortune=15,
+            fortune_max=15,
+            level=2,
+            weapons="Pistol, Heavy melee weapon",
+        ),
+    )
 
 
 @pytest.fixture
 def thug(campaign):
     return Character.objects.create(
-        campaign=campaign, name="Thug", kind="npc", system="expanse", is_template=True, quantity=2,
-        stats=sheet(accuracy=2, fighting=2, perception=1, defense=17, toughness=1, fortune=0, fortune_max=0,
-                    weapons="Pistol"),
-        gm_notes="SECRET-NPC-NOTE")
+        campaign=campaign,
+        name="Thug",
+        kind="npc",
+        system="expanse",
+        is_template=True,
+        quantity=2,
+        stats=sheet(
+            accuracy=2, fighting=2, perception=1, defense=17, toughness=1, fortune=0, fortune_max=0, weapons="Pistol"
+        ),
+        gm_notes="SECRET-NPC-NOTE",
+    )
 
 
 def build(campaign, gm, pcs, npc, quantity=2, hidden=(), **settings_):
-    encounter = services.create_encounter(campaign, gm, name="Tycho dock", model="expanse", pcs=pcs,
-                                          enemies=[(npc, quantity)], settings=settings_, hidden=set(hidden))
+    encounter = services.create_encounter(
+        campaign,
+        gm,
+        name="Tycho dock",
+        model="expanse",
+        pcs=pcs,
+        enemies=[(npc, quantity)],
+        settings=settings_,
+        hidden=set(hidden),
+    )
     return services.start_encounter(encounter, gm)
 
 
@@ -105,8 +148,9 @@ def act_url(enc):
 
 def post(client, enc, command, key_=None, **data):
     post.n = getattr(post, "n", 0) + 1
-    return client.post(act_url(enc), {"command": command, "key": key_ or f"p{post.n}", **data},
-                       headers={"HX-Request": "true"})
+    return client.post(
+        act_url(enc), {"command": command, "key": key_ or f"p{post.n}", **data}, headers={"HX-Request": "true"}
+    )
 
 
 def me(enc, user):
@@ -140,15 +184,27 @@ def assert_no_gm_fact(html: str, enc) -> None:
 
 # --- the builder -------------------------------------------------------------------------------------------------
 
+
 def test_the_builder_offers_the_expanse_settings_and_starts_an_encounter(gm_client, campaign, rosa, marcus, thug):
     url = reverse("encounter_create", args=[campaign.pk])
     page = gm_client.get(url, {"model": "expanse"}, headers={"HX-Request": "true"}).content.decode()
     assert "Players may enter the faces of physical dice" in page and "More stunts for this encounter" in page
     assert "cannot be played yet" not in page
-    form = {"name": "Dock fight", "model": "expanse", "pcs": [rosa.pk, marcus.pk], f"npc_{thug.pk}": "2",
-            "setting_fortune_die_cost": "2", "setting_fortune_drama_cost": "3", "setting_injured_penalty": "1",
-            "setting_wounded_penalty": "2", "setting_long_range_penalty": "2", "setting_prepare_interrupt": "gm",
-            "setting_churn_jam_cost": "1", "setting_entered_dice": "on", "extra_stunts": "Called Shot 4; Feint 1-3"}
+    form = {
+        "name": "Dock fight",
+        "model": "expanse",
+        "pcs": [rosa.pk, marcus.pk],
+        f"npc_{thug.pk}": "2",
+        "setting_fortune_die_cost": "2",
+        "setting_fortune_drama_cost": "3",
+        "setting_injured_penalty": "1",
+        "setting_wounded_penalty": "2",
+        "setting_long_range_penalty": "2",
+        "setting_prepare_interrupt": "gm",
+        "setting_churn_jam_cost": "1",
+        "setting_entered_dice": "on",
+        "extra_stunts": "Called Shot 4; Feint 1-3",
+    }
     response = gm_client.post(url, {**form, "extra_stunts": "Feint"})
     assert response.status_code == 400 and "needs a name and a cost" in response.content.decode()
     response = gm_client.post(url, {**form, "extra_stunts": "Momentum 2"})
@@ -167,25 +223,33 @@ def test_the_builder_offers_the_expanse_settings_and_starts_an_encounter(gm_clie
 
 # --- the GM's screen ---------------------------------------------------------------------------------------------
 
+
 def test_the_gm_sees_the_order_with_totals_drama_dice_and_ties_and_breaks_them(enc, gm, rosa, marcus, thug):
     html = gm_html(enc)
     assert "Roll initiative for everyone" in html and "GM controls" in html and "SECRET-NPC-NOTE" in html
     # Rosa 2+3+4 + Dex 3 - light armour 1 + Initiative 2 = 13 (DD 4); Marcus 4+4+4 + Dex 1 = 13 (DD 4): a full
     # tie; Thug 1: 1+2+3 + 1 = 7; Thug 2: 4.
-    roll_initiative(enc, gm, {key(thug, 1): (1, 2, 3), key(thug, 2): (1, 1, 1), key(rosa): (2, 3, 4),
-                              key(marcus): (4, 4, 4)})
+    roll_initiative(
+        enc, gm, {key(thug, 1): (1, 2, 3), key(thug, 2): (1, 1, 1), key(rosa): (2, 3, 4), key(marcus): (4, 4, 4)}
+    )
     state = state_of(enc)
     assert state.order[:2] == (key(rosa), key(marcus))
     html = gm_html(enc)
-    for text in ("13 <span class=\"die drama\" title=\"Drama Die\">DD 4</span>", "tied",
-                 "Tied on initiative and the Drama Die: Rosa, Marcus.", "Break the tie", "Begin the first turn",
-                 "Defense 17 · Toughness 1 · Fortune 0/0", "Defense 13 · Toughness 4 · Fortune 18/18"):
+    for text in (
+        '13 <span class="die drama" title="Drama Die">DD 4</span>',
+        "tied",
+        "Tied on initiative and the Drama Die: Rosa, Marcus.",
+        "Break the tie",
+        "Begin the first turn",
+        "Defense 17 · Toughness 1 · Fortune 0/0",
+        "Defense 13 · Toughness 4 · Fortune 18/18",
+    ):
         assert text in html, text
     assert html.count('class="badge tie"') == 2
     assert go(enc, gm, "break_tie", first=key(marcus), second=key(rosa)).ok
     assert state_of(enc).order[:2] == (key(marcus), key(rosa))
     html = gm_html(enc)
-    assert html.index("<span class=\"who\">Marcus") < html.index("<span class=\"who\">Rosa")
+    assert html.index('<span class="who">Marcus') < html.index('<span class="who">Rosa')
     assert go(enc, gm, "next_turn").ok
     html = gm_html(enc)
     assert "Break the tie" not in html  # settled once the first turn begins
@@ -201,8 +265,17 @@ def test_the_gm_attacks_with_an_npc_and_resolves_its_damage(enc, gm, player, ros
     html = gm_html(enc)
     assert "Acting: Thug 1" in html and "Rosa · Defense 13" in html and "GM’s modifier" in html
     # 4+5+6 + Accuracy 2 + Pistols? (no focus) = 17 hits Rosa; 2d6 6+6 + Perception 1 = 13, Toughness 4: 9.
-    assert go(enc, gm, "attack", dice=[4, 5, 6, 6, 6], actor=key(thug, 1), action="ranged_attack", weapon="pistol",
-              target=key(rosa), distance=10).ok
+    assert go(
+        enc,
+        gm,
+        "attack",
+        dice=[4, 5, 6, 6, 6],
+        actor=key(thug, 1),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(rosa),
+        distance=10,
+    ).ok
     html = me(enc, player)
     assert 'data-may-act="1"' in html and "You may act now." in html
     assert "13 damage − Toughness 4 = 9" in html and "9 damage</strong> to absorb" in html
@@ -212,8 +285,16 @@ def test_the_gm_attacks_with_an_npc_and_resolves_its_damage(enc, gm, player, ros
     assert go(enc, gm, "next_turn").ok
     assert go(enc, gm, "next_turn").ok
     assert state_of(enc).turn == key(rosa)
-    assert go(enc, player, "attack", dice=[6, 6, 5, 4, 4], actor=key(rosa), action="ranged_attack", weapon="pistol",
-              target=key(thug, 2)).ok
+    assert go(
+        enc,
+        player,
+        "attack",
+        dice=[6, 6, 5, 4, 4],
+        actor=key(rosa),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 2),
+    ).ok
     html = gm_html(enc)
     assert "Thug 2</strong> is hit by Rosa" in html
     assert go(enc, gm, "accept_condition", dice=[6], actor=key(thug, 2)).ok  # 10 - 1 = 9: Injured absorbs 6
@@ -226,8 +307,16 @@ def test_the_gm_adds_a_stunt_and_the_players_picker_offers_it(enc, gm, player, r
     begin(enc, gm, rosa, marcus, thug)
     assert go(enc, gm, "add_stunt", stunt="Called Shot", cost=3, max_cost=3, text="Aim for the weak spot").ok
     assert "Called Shot</strong> 3 SP" in gm_html(enc)
-    assert go(enc, player, "attack", dice=[5, 5, 4, 2, 2], actor=key(rosa), action="ranged_attack", weapon="pistol",
-              target=key(thug, 1)).ok
+    assert go(
+        enc,
+        player,
+        "attack",
+        dice=[5, 5, 4, 2, 2],
+        actor=key(rosa),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 1),
+    ).ok
     html = me(enc, player)
     assert "Stunt points to spend: 4" in html and "Called Shot (3 SP)" in html
     assert not go(enc, player, "add_stunt", stunt="Feint", cost=1).ok
@@ -237,8 +326,16 @@ def test_undo_and_end_with_breathers_write_back_fortune_and_conditions(enc, gm, 
     begin(enc, gm, rosa, marcus, thug)
     for _ in range(2):
         go(enc, gm, "next_turn")
-    go(enc, gm, "attack", dice=[4, 5, 6, 6, 6], actor=key(thug, 1), action="ranged_attack", weapon="pistol",
-       target=key(rosa))
+    go(
+        enc,
+        gm,
+        "attack",
+        dice=[4, 5, 6, 6, 6],
+        actor=key(thug, 1),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(rosa),
+    )
     assert go(enc, player, "spend_fortune", actor=key(rosa), points=5).ok
     assert go(enc, player, "accept_condition", dice=[4], actor=key(rosa)).ok  # 4 left: Injured absorbs 4
     before = state_of(enc)
@@ -259,14 +356,14 @@ def test_undo_and_end_with_breathers_write_back_fortune_and_conditions(enc, gm, 
 
 # --- the player's phone ---------------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def physical(campaign, gm, rosa, marcus, thug):
     """The same fight with physical dice allowed: faces typed into the act endpoint decide the rolls."""
     return build(campaign, gm, [rosa, marcus], thug, entered_dice=True)
 
 
-def test_the_phone_shows_the_actions_left_and_the_attack_builder_before_rolling(enc, gm, player, rosa, marcus,
-                                                                               thug):
+def test_the_phone_shows_the_actions_left_and_the_attack_builder_before_rolling(enc, gm, player, rosa, marcus, thug):
     begin(enc, gm, rosa, marcus, thug)
     html = me(enc, player)
     assert 'data-your-turn="1"' in html and "Your turn!" in html and "Your turn." in html  # banner, aria-live
@@ -276,10 +373,21 @@ def test_the_phone_shows_the_actions_left_and_the_attack_builder_before_rolling(
     assert '<option value="npc' in html and "Thug 1</option>" in html and "Defense 17" not in html
     assert "Human-sized (bicycle, kiosk): TN 11" in html
     assert "Physical dice" not in html  # the server rolls in this encounter
-    for label in ("Defend (+2 Defense until your next turn)", "Run (up to 20 m)", "Aim (+1 on the next attack)",
-                  "Guard Up +1", "Guard Up +2", ">Move</button>", ">Prepare</button>", ">Ready</button>",
-                  ">Stand Firm</button>", ">Activate</button>", "an ability test", "End my turn",
-                  "Roll over (bow out of the fight)"):
+    for label in (
+        "Defend (+2 Defense until your next turn)",
+        "Run (up to 20 m)",
+        "Aim (+1 on the next attack)",
+        "Guard Up +1",
+        "Guard Up +2",
+        ">Move</button>",
+        ">Prepare</button>",
+        ">Ready</button>",
+        ">Stand Firm</button>",
+        ">Activate</button>",
+        "an ability test",
+        "End my turn",
+        "Roll over (bow out of the fight)",
+    ):
         assert label in html, label
     # Aim and Guard Up change the roll shown; cover hampers a ranged attack.
     assert go(enc, player, "guard_up", actor=key(rosa), bonus=2).ok
@@ -289,8 +397,16 @@ def test_the_phone_shows_the_actions_left_and_the_attack_builder_before_rolling(
     assert "Guard Up +2 Defense and -2 on tests until the end of the round" in html
     assert go(enc, gm, "set_cover", target=key(rosa), rating=2).ok
     assert "Pistol: 3d6 + 1" in me(enc, player) and "your cover -2" in me(enc, player)
-    assert go(enc, player, "attack", dice=[1, 2, 3], actor=key(rosa), action="ranged_attack", weapon="pistol",
-              target=key(thug, 1)).ok
+    assert go(
+        enc,
+        player,
+        "attack",
+        dice=[1, 2, 3],
+        actor=key(rosa),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 1),
+    ).ok
     html = me(enc, player)
     assert "No actions left: end your turn when you are done." in html and "Roll the attack" not in html
     assert "Spend Fortune to change a die (1, 2, 3: 7, a failure)" in html
@@ -300,15 +416,26 @@ def test_the_phone_shows_the_actions_left_and_the_attack_builder_before_rolling(
     assert 'data-your-turn="0"' in html and "Your turn!" not in html and "End my turn" not in html
 
 
-def test_the_stunt_picker_offers_what_the_budget_allows_each_once_a_round(physical, client, gm, player, rosa,
-                                                                        marcus, thug):
+def test_the_stunt_picker_offers_what_the_budget_allows_each_once_a_round(
+    physical, client, gm, player, rosa, marcus, thug
+):
     begin(physical, gm, rosa, marcus, thug)
     assert go(physical, gm, "add_stunt", stunt="Called Shot", cost=5, max_cost=5).ok
     phone = client_for_user(client, player)
     html = me(physical, player)
     assert "Physical dice (optional): three faces, the Drama Die last" in html
-    response = post(phone, physical, "attack", actor=key(rosa), action="ranged_attack", weapon="pistol",
-                    target=key(thug, 1), distance="10", entered="5 5 4", damage_entered="1, 1")
+    response = post(
+        phone,
+        physical,
+        "attack",
+        actor=key(rosa),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 1),
+        distance="10",
+        entered="5 5 4",
+        damage_entered="1, 1",
+    )
     assert notice(response) == ""
     state = state_of(physical)
     assert state.tests[-1].entered and state.tests[-1].damage_faces == (1, 1) and state.fighter(key(rosa)).sp == 4
@@ -340,13 +467,22 @@ def client_for_user(client, user):
     return client
 
 
-def test_a_jammed_gun_shows_on_the_phone_and_a_minor_action_clears_it(physical, client, gm, player, other_player,
-                                                                    rosa, marcus, thug):
+def test_a_jammed_gun_shows_on_the_phone_and_a_minor_action_clears_it(
+    physical, client, gm, player, other_player, rosa, marcus, thug
+):
     begin(physical, gm, rosa, marcus, thug)
     assert go(physical, player, "end_turn", actor=key(rosa)).ok
     phone = client_for_user(client, other_player)
-    response = post(phone, physical, "attack", actor=key(marcus), action="ranged_attack", weapon="pistol",
-                    target=key(thug, 2), entered="1 1 6")  # 8 + 2 against Defense 17: a miss, Drama Die 6
+    response = post(
+        phone,
+        physical,
+        "attack",
+        actor=key(marcus),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 2),
+        entered="1 1 6",
+    )  # 8 + 2 against Defense 17: a miss, Drama Die 6
     assert notice(response) == ""
     html = me(physical, other_player)
     assert "Your pistol is jammed or out of ammunition: a minor action clears it." in html
@@ -362,39 +498,66 @@ def test_a_jammed_gun_shows_on_the_phone_and_a_minor_action_clears_it(physical, 
     html = me(physical, other_player)
     assert '<option value="pistol" disabled>Pistol: 3d6 + 2 (jammed)</option>' in html
     assert '<option value="heavy_melee" selected>' in html
-    response = post(phone, physical, "attack", actor=key(marcus), action="ranged_attack", weapon="pistol",
-                    target=key(thug, 2), entered="6 6 6")
+    response = post(
+        phone,
+        physical,
+        "attack",
+        actor=key(marcus),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 2),
+        entered="6 6 6",
+    )
     assert notice(response) == "Marcus's pistol is jammed or out of ammunition; a minor action fixes it."
     response = post(phone, physical, "clear_jam", actor=key(marcus), weapon="pistol")
     assert notice(response) == ""
     html = me(physical, other_player)
     assert "is jammed" not in html and "One minor action." not in html and "A major or a minor action." in html
     assert "clears the jam in their pistol" in player_html(physical, other_player)
-    response = post(phone, physical, "attack", actor=key(marcus), action="ranged_attack", weapon="pistol",
-                    target=key(thug, 2), entered="6 5 4", damage_entered="2 2")
+    response = post(
+        phone,
+        physical,
+        "attack",
+        actor=key(marcus),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 2),
+        entered="6 5 4",
+        damage_entered="2 2",
+    )
     assert notice(response) == "" and state_of(physical).tests[-1].success
 
 
-@pytest.mark.parametrize("fields,sentence", [
-    ({"entered": "5 5"}, "Enter the three dice of the test, the Drama Die last."),
-    ({"entered": "7 1 1"}, "Each die of a test shows a face from 1 to 6."),
-    ({"entered": "five"}, "Entered must be a whole number."),
-    ({"entered": "5 5 5", "damage_entered": "3"}, "The damage is 2d6: enter 2 dice or none."),
-    ({"damage_entered": "9 1"}, "Each damage die shows a face from 1 to 6."),
-    ({"weapon": "banana"}, "Choose one of the weapon types."),
-    ({"distance": "lots"}, "Distance must be a whole number."),
-    ({"distance": "80"}, "Thug 1 is out of range: the pistol reaches 75 m."),
-    ({"target": f"npc999999-1"}, "That combatant is not in this encounter."),
-    ({"action": "defend"}, "Choose All-Out Attack, Charge, Melee Attack, Ranged Attack or Stunt Attack."),
-    ({"action": "melee_attack"}, "Melee Attack is made in close combat, not with a pistol."),
-])
-def test_bad_attack_input_is_a_sentence_and_changes_nothing(physical, client, gm, player, rosa, marcus, thug,
-                                                            fields, sentence):
+@pytest.mark.parametrize(
+    "fields,sentence",
+    [
+        ({"entered": "5 5"}, "Enter the three dice of the test, the Drama Die last."),
+        ({"entered": "7 1 1"}, "Each die of a test shows a face from 1 to 6."),
+        ({"entered": "five"}, "Entered must be a whole number."),
+        ({"entered": "5 5 5", "damage_entered": "3"}, "The damage is 2d6: enter 2 dice or none."),
+        ({"damage_entered": "9 1"}, "Each damage die shows a face from 1 to 6."),
+        ({"weapon": "banana"}, "Choose one of the weapon types."),
+        ({"distance": "lots"}, "Distance must be a whole number."),
+        ({"distance": "80"}, "Thug 1 is out of range: the pistol reaches 75 m."),
+        ({"target": "npc999999-1"}, "That combatant is not in this encounter."),
+        ({"action": "defend"}, "Choose All-Out Attack, Charge, Melee Attack, Ranged Attack or Stunt Attack."),
+        ({"action": "melee_attack"}, "Melee Attack is made in close combat, not with a pistol."),
+    ],
+)
+def test_bad_attack_input_is_a_sentence_and_changes_nothing(
+    physical, client, gm, player, rosa, marcus, thug, fields, sentence
+):
     begin(physical, gm, rosa, marcus, thug)
     version = version_of(physical)
     phone = client_for_user(client, player)
-    form = {"actor": key(rosa), "action": "ranged_attack", "weapon": "pistol", "target": key(thug, 1),
-            "distance": "10", **fields}
+    form = {
+        "actor": key(rosa),
+        "action": "ranged_attack",
+        "weapon": "pistol",
+        "target": key(thug, 1),
+        "distance": "10",
+        **fields,
+    }
     response = post(phone, physical, "attack", **form)
     assert response.status_code == 200 and notice(response) == sentence
     physical.refresh_from_db()
@@ -404,27 +567,46 @@ def test_bad_attack_input_is_a_sentence_and_changes_nothing(physical, client, gm
 def test_physical_dice_are_refused_when_the_server_rolls(enc, client, gm, player, rosa, marcus, thug):
     begin(enc, gm, rosa, marcus, thug)
     version = version_of(enc)
-    response = post(client_for_user(client, player), enc, "attack", actor=key(rosa), action="ranged_attack",
-                    weapon="pistol", target=key(thug, 1), entered="5 5 4")
+    response = post(
+        client_for_user(client, player),
+        enc,
+        "attack",
+        actor=key(rosa),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 1),
+        entered="5 5 4",
+    )
     assert notice(response) == "The GM has the server roll the dice in this encounter."
     assert version_of(enc) == version
 
 
-def test_the_damage_choice_spends_fortune_takes_conditions_and_rolls_over(enc, client, gm, player, other_player,
-                                                                        rosa, marcus, thug):
+def test_the_damage_choice_spends_fortune_takes_conditions_and_rolls_over(
+    enc, client, gm, player, other_player, rosa, marcus, thug
+):
     begin(enc, gm, rosa, marcus, thug)
     for _ in range(2):
         go(enc, gm, "next_turn")
-    assert go(enc, gm, "attack", dice=[4, 5, 6, 6, 6], actor=key(thug, 1), action="ranged_attack", weapon="pistol",
-              target=key(rosa)).ok  # 13 damage, Toughness 4: 9 to absorb
+    assert go(
+        enc,
+        gm,
+        "attack",
+        dice=[4, 5, 6, 6, 6],
+        actor=key(thug, 1),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(rosa),
+    ).ok  # 13 damage, Toughness 4: 9 to absorb
     phone = client_for_user(client, player)
     version = version_of(enc)
     assert notice(post(phone, enc, "spend_fortune", actor=key(rosa), points="lots")) == "Points must be a whole number."
     assert notice(post(phone, enc, "spend_fortune", actor=key(rosa), points="10")) == (
-        "Rosa can spend 0 to 9 Fortune on this damage.")
+        "Rosa can spend 0 to 9 Fortune on this damage."
+    )
     other = Client_as(other_player)
     assert notice(post(other, enc, "spend_fortune", actor=key(rosa), points="1")) == (
-        "You can act only for your own character.")
+        "You can act only for your own character."
+    )
     assert version_of(enc) == version
     assert notice(post(phone, enc, "spend_fortune", actor=key(rosa), points="4")) == ""
     html = me(enc, player)
@@ -457,8 +639,17 @@ def test_being_taken_out_from_the_phone(enc, client, gm, player, rosa, marcus, t
     begin(enc, gm, rosa, marcus, thug)
     for _ in range(2):
         go(enc, gm, "next_turn")
-    go(enc, gm, "attack", dice=[4, 5, 6, 6, 6], actor=key(thug, 1), action="ranged_attack", weapon="pistol",
-       target=key(rosa), damage_ability="")
+    go(
+        enc,
+        gm,
+        "attack",
+        dice=[4, 5, 6, 6, 6],
+        actor=key(thug, 1),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(rosa),
+        damage_ability="",
+    )
     response = post(client_for_user(client, player), enc, "accept_condition", actor=key(rosa), choice="taken_out")
     assert notice(response) == ""
     assert state_of(enc).fighter(key(rosa)).out
@@ -476,12 +667,20 @@ def test_a_prepared_action_lets_the_player_act_when_the_gm_calls_the_interrupt(e
     html = me(enc, player)
     assert 'data-may-act="1"' in html and "You may act now." in html
     assert "Interrupt now with your prepared Ranged Attack." in html
-    builder = html[html.index('name="action"'):html.index("</select>", html.index('name="action"'))]
+    builder = html[html.index('name="action"') : html.index("</select>", html.index('name="action"'))]
     assert builder.count("<option") == 1 and "Ranged Attack" in builder
     assert "Defend (+2" not in html and "End my turn" not in html
     assert "Marcus</strong>’s turn — <strong>Rosa</strong> interrupts" in player_html(enc, player)
-    assert go(enc, player, "attack", dice=[1, 2, 3], actor=key(rosa), action="ranged_attack", weapon="pistol",
-              target=key(thug, 1)).ok
+    assert go(
+        enc,
+        player,
+        "attack",
+        dice=[1, 2, 3],
+        actor=key(rosa),
+        action="ranged_attack",
+        weapon="pistol",
+        target=key(thug, 1),
+    ).ok
     assert 'data-may-act="0"' in me(enc, player) and state_of(enc).turn == key(marcus)
 
 
@@ -501,10 +700,19 @@ def test_a_grenade_catches_everyone_ticked(physical, client, gm, player, rosa, m
     assert notice(post(phone, physical, "ready", actor=key(rosa), item="grenade", stow="pistol")) == ""
     html = me(physical, player)
     assert "Throw the grenade: 3d6 + 3 against TN 11, up to 11 m" in html
-    response = phone.post(act_url(physical), {"command": "throw_grenade", "key": "g1", "actor": key(rosa),
-                                              "targets": [key(thug, 1), key(thug, 2)], "distance": "6",
-                                              "entered": "4 5 6", "damage_entered": "2 3 4"},
-                          headers={"HX-Request": "true"})
+    response = phone.post(
+        act_url(physical),
+        {
+            "command": "throw_grenade",
+            "key": "g1",
+            "actor": key(rosa),
+            "targets": [key(thug, 1), key(thug, 2)],
+            "distance": "6",
+            "entered": "4 5 6",
+            "damage_entered": "2 3 4",
+        },
+        headers={"HX-Request": "true"},
+    )
     assert notice(response) == ""
     state = state_of(physical)
     assert sorted(h.target for h in state.hits) == [key(thug, 1), key(thug, 2)]
@@ -513,12 +721,26 @@ def test_a_grenade_catches_everyone_ticked(physical, client, gm, player, rosa, m
 
 # --- what players never see -------------------------------------------------------------------------------------------
 
+
 def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_player, rosa, marcus, thug):
-    spotter = Character.objects.create(campaign=campaign, name="SECRET Spotter", kind="npc", system="expanse",
-                                       stats=sheet(accuracy=4, defense=14, weapons="Rifle"), gm_notes="SECRET note")
-    encounter = services.create_encounter(campaign, gm, name="Dock", model="expanse", pcs=[rosa, marcus],
-                                          enemies=[(thug, 1), (spotter, 1)], hidden={spotter.pk},
-                                          settings={"churn": True})
+    spotter = Character.objects.create(
+        campaign=campaign,
+        name="SECRET Spotter",
+        kind="npc",
+        system="expanse",
+        stats=sheet(accuracy=4, defense=14, weapons="Rifle"),
+        gm_notes="SECRET note",
+    )
+    encounter = services.create_encounter(
+        campaign,
+        gm,
+        name="Dock",
+        model="expanse",
+        pcs=[rosa, marcus],
+        enemies=[(thug, 1), (spotter, 1)],
+        hidden={spotter.pk},
+        settings={"churn": True},
+    )
     services.start_encounter(encounter, gm)
     T1, S = key(thug, 1), f"npc{spotter.pk}-1"
     checked = []
@@ -540,15 +762,32 @@ def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_pla
     assert go(encounter, gm, "next_turn").ok  # the unseen Spotter (19) goes first, then Marcus (12), Rosa (8)
     check()
     assert "<strong>someone unseen</strong>’s turn" in player_html(encounter, player)
-    assert go(encounter, gm, "attack", dice=[5, 5, 6, 6, 6, 6], actor=S, action="ranged_attack", weapon="rifle",
-              target=key(marcus), distance=100).ok  # 16 + 4 hits Marcus (11) with doubles; success on DD 6: Churn
+    assert go(
+        encounter,
+        gm,
+        "attack",
+        dice=[5, 5, 6, 6, 6, 6],
+        actor=S,
+        action="ranged_attack",
+        weapon="rifle",
+        target=key(marcus),
+        distance=100,
+    ).ok  # 16 + 4 hits Marcus (11) with doubles; success on DD 6: Churn
     check()
     assert go(encounter, gm, "spend_stunt", actor=S, stunt="momentum", points=1).ok
     for _ in range(2):
         assert go(encounter, gm, "next_turn").ok
     check()
-    assert go(encounter, player, "attack", dice=[6, 6, 5, 2, 2], actor=key(rosa), action="ranged_attack",
-              weapon="pistol", target=T1).ok  # damage waiting on the Thug: the GM's numbers
+    assert go(
+        encounter,
+        player,
+        "attack",
+        dice=[6, 6, 5, 2, 2],
+        actor=key(rosa),
+        action="ranged_attack",
+        weapon="pistol",
+        target=T1,
+    ).ok  # damage waiting on the Thug: the GM's numbers
     check()
     assert "Thug is dealing with damage from Rosa." in player_html(encounter, player)
     assert go(encounter, gm, "adjust_churn", change=2, reason="SECRET scene").ok
@@ -559,11 +798,21 @@ def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_pla
 
 # --- permissions through the act endpoint -----------------------------------------------------------------------------
 
-GM_ONLY = [("roll_initiative", {}), ("next_turn", {}), ("break_tie", {"first": "x", "second": "y"}),
-           ("add_stunt", {"stunt": "Feint", "cost": "1"}), ("set_condition", {"target": "T", "condition": "Prone"}),
-           ("adjust_fortune", {"target": "T", "change": "5"}), ("set_cover", {"target": "T", "rating": "3"}),
-           ("interrupt", {"fighter": "R"}), ("approve_roll_over", {"fighter": "R"}), ("breathers", {}),
-           ("blast", {"targets": "T"}), ("adjust_churn", {"change": "1"}), ("churn_jam", {"fighter": "R"})]
+GM_ONLY = [
+    ("roll_initiative", {}),
+    ("next_turn", {}),
+    ("break_tie", {"first": "x", "second": "y"}),
+    ("add_stunt", {"stunt": "Feint", "cost": "1"}),
+    ("set_condition", {"target": "T", "condition": "Prone"}),
+    ("adjust_fortune", {"target": "T", "change": "5"}),
+    ("set_cover", {"target": "T", "rating": "3"}),
+    ("interrupt", {"fighter": "R"}),
+    ("approve_roll_over", {"fighter": "R"}),
+    ("breathers", {}),
+    ("blast", {"targets": "T"}),
+    ("adjust_churn", {"change": "1"}),
+    ("churn_jam", {"fighter": "R"}),
+]
 
 
 @pytest.mark.parametrize("name,data", GM_ONLY)
@@ -575,14 +824,16 @@ def test_players_cannot_issue_gm_commands(enc, client, player, rosa, thug, name,
     assert not EncounterEvent.objects.filter(encounter=enc).exists()
 
 
-def test_players_act_only_for_their_own_characters_and_never_undo_or_end(enc, client, gm, player, other_player,
-                                                                         rosa, marcus, thug):
+def test_players_act_only_for_their_own_characters_and_never_undo_or_end(
+    enc, client, gm, player, other_player, rosa, marcus, thug
+):
     begin(enc, gm, rosa, marcus, thug)
     version = version_of(enc)
     phone = client_for_user(client, other_player)
     assert notice(post(phone, enc, "defend", actor=key(rosa))) == "You can act only for your own character."
     assert notice(post(phone, enc, "attack", actor=key(thug, 1), target=key(rosa))) == (
-        "You can act only for your own character.")
+        "You can act only for your own character."
+    )
     assert notice(post(phone, enc, "undo")) == "Only the GM can undo."
     assert notice(post(phone, enc, "end_encounter")) == "Only the GM can end the encounter."
     assert notice(post(phone, enc, "defend", actor=key(marcus))) == "It is not Marcus's turn."
@@ -603,8 +854,10 @@ def test_another_campaigns_encounter_is_a_404(enc, client, gm, player, outsider)
 
 # --- queries ----------------------------------------------------------------------------------------------------------
 
-def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, player, rosa, marcus, thug,
-                                                        django_capture_on_commit_callbacks):
+
+def test_queries_per_action_do_not_grow_with_combatants(
+    client, campaign, gm, player, rosa, marcus, thug, django_capture_on_commit_callbacks
+):
     def queries_for(quantity):
         encounter = build(campaign, gm, [rosa, marcus], thug, quantity=quantity)
         state = state_of(encounter)
@@ -629,19 +882,32 @@ def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, pl
 
 # --- the after-action review ----------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def fought(enc, gm, player, other_player, rosa, marcus, thug):
     begin(enc, gm, rosa, marcus, thug)
     steps = [
-        (player, "attack", {"actor": key(rosa), "action": "ranged_attack", "weapon": "pistol", "target": key(thug, 1)},
-         [5, 5, 4, 3, 3]),  # 19 hits with doubles: 4 SP; 3 + 3 + 2 = 8 - Toughness 1 = 7
+        (
+            player,
+            "attack",
+            {"actor": key(rosa), "action": "ranged_attack", "weapon": "pistol", "target": key(thug, 1)},
+            [5, 5, 4, 3, 3],
+        ),  # 19 hits with doubles: 4 SP; 3 + 3 + 2 = 8 - Toughness 1 = 7
         (player, "spend_stunt", {"actor": key(rosa), "stunt": "duck_and_weave", "points": 3}, []),
         (player, "end_turn", {"actor": key(rosa)}, []),
-        (other_player, "attack", {"actor": key(marcus), "action": "ranged_attack", "weapon": "pistol",
-                                  "target": key(thug, 2)}, [1, 1, 6]),  # a miss with doubles: a jam, no SP
+        (
+            other_player,
+            "attack",
+            {"actor": key(marcus), "action": "ranged_attack", "weapon": "pistol", "target": key(thug, 2)},
+            [1, 1, 6],
+        ),  # a miss with doubles: a jam, no SP
         (other_player, "end_turn", {"actor": key(marcus)}, []),
-        (gm, "attack", {"actor": key(thug, 1), "action": "ranged_attack", "weapon": "pistol", "target": key(rosa)},
-         [4, 5, 6, 6, 6]),  # 17 against 16 (Duck and Weave): 13 - Toughness 4 = 9
+        (
+            gm,
+            "attack",
+            {"actor": key(thug, 1), "action": "ranged_attack", "weapon": "pistol", "target": key(rosa)},
+            [4, 5, 6, 6, 6],
+        ),  # 17 against 16 (Duck and Weave): 13 - Toughness 4 = 9
         (player, "spend_fortune", {"actor": key(rosa), "points": 9}, []),
         (gm, "accept_condition", {"actor": key(thug, 1)}, [6]),
         (gm, "accept_condition", {"actor": key(thug, 1)}, [1]),
@@ -720,8 +986,9 @@ def test_review_facts_follow_toughness_guardians_and_changed_dice():
     t.do(punch(), [4, 4, 3, 1])
     t.do(ex.SpendStunt(actor="furo", stunt="Guardian Angel", points=3, ally="luwe"))
     t.do(ex.EndTurn(actor="furo"))
-    [hit] = facts_of(t, ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe"),
-                     [4, 5, 6, 6, 5])
+    [hit] = facts_of(
+        t, ex.Attack(actor="boss", action="melee_attack", weapon="heavy_melee", target="luwe"), [4, 5, 6, 6, 5]
+    )
     assert hit.damage == (("boss", "luwe", 12),)
     moved, spent = facts_of(t, ex.SpendFortune(actor="luwe", points=2))
     assert sorted(moved.damage) == [("boss", "furo", 3), ("boss", "luwe", -3)] and spent.damage == ()
@@ -731,9 +998,11 @@ def test_review_facts_follow_toughness_guardians_and_changed_dice():
 
 # --- the websocket ----------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.django_db(transaction=True)
-async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(campaign, gm, player, other_player,
-                                                                             rosa, marcus, thug, close_db_connections):
+async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(
+    campaign, gm, player, other_player, rosa, marcus, thug, close_db_connections
+):
     from tests.combat.test_consumers import act as ws_act
     from tests.combat.test_consumers import receive, receive_update
     from tests.combat.test_consumers import sockets as _  # noqa: F401  (documentation: the same socket helpers)
@@ -747,8 +1016,11 @@ async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(camp
         from tests.combat.test_consumers import HOST, ORIGIN, asgi_app, session_cookie, ws_path
 
         cookie = await sync_to_async(session_cookie)(user)
-        socket = WebsocketCommunicator(asgi_app(), ws_path(encounter.campaign_id, encounter.pk),
-                                       headers=[HOST, (b"origin", ORIGIN), (b"cookie", f"sessionid={cookie}".encode())])
+        socket = WebsocketCommunicator(
+            asgi_app(),
+            ws_path(encounter.campaign_id, encounter.pk),
+            headers=[HOST, (b"origin", ORIGIN), (b"cookie", f"sessionid={cookie}".encode())],
+        )
         connected, _ = await socket.connect(timeout=3)
         assert connected
         opened.append(socket)
@@ -782,17 +1054,23 @@ async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(camp
         assert "<strong>Rosa</strong>’s turn" in table_frame
         assert 'data-your-turn="1"' in rosa_me and "Your turn!" in rosa_me
         assert 'data-your-turn="0"' in marcus_me and "Your turn!" not in marcus_me
-        gm_frame, (table_frame, _), _ = await step(player, "attack", {
-            "actor": key(rosa), "action": "ranged_attack", "weapon": "pistol", "target": key(thug, 1)},
-            [6, 6, 5, 3, 3])
+        gm_frame, (table_frame, _), _ = await step(
+            player,
+            "attack",
+            {"actor": key(rosa), "action": "ranged_attack", "weapon": "pistol", "target": key(thug, 1)},
+            [6, 6, 5, 3, 3],
+        )
         assert "Thug 1</strong> is hit by Rosa" in gm_frame and "Defense 17" in gm_frame
         assert "Thug 1 is dealing with damage from Rosa." in table_frame
         await step(player, "end_turn", {"actor": key(rosa)})
         _, _, (_, marcus_me) = await step(other_player, "end_turn", {"actor": key(marcus)})
         assert 'data-your-turn="0"' in marcus_me
-        _, (_, rosa_me), _ = await step(gm, "attack", {
-            "actor": key(thug, 1), "action": "ranged_attack", "weapon": "pistol", "target": key(rosa)},
-            [4, 5, 6, 6, 6])
+        _, (_, rosa_me), _ = await step(
+            gm,
+            "attack",
+            {"actor": key(thug, 1), "action": "ranged_attack", "weapon": "pistol", "target": key(rosa)},
+            [4, 5, 6, 6, 6],
+        )
         assert 'data-may-act="1"' in rosa_me and "You may act now." in rosa_me and "to absorb" in rosa_me
         for socket in opened:
             assert await socket.receive_nothing(timeout=0.3)
@@ -812,15 +1090,41 @@ def test_fuzz_the_act_endpoint(client, physical, gm, player, rosa, marcus, thug,
     from tests.test_fuzz import FUZZ, check, scalar
 
     begin(physical, gm, rosa, marcus, thug)
-    keys = [key(rosa), key(marcus), key(thug, 1), key(thug, 2), "npc999-1", "0", "-1", "2", "6", "99", "5 5 4",
-            "1,1,6", "pistol", "grenade", "ranged_attack", "charge", "duck_and_weave", "Injured", "taken_out",
-            "condition", "on", "Strength", "human_sized"]
+    keys = [
+        key(rosa),
+        key(marcus),
+        key(thug, 1),
+        key(thug, 2),
+        "npc999-1",
+        "0",
+        "-1",
+        "2",
+        "6",
+        "99",
+        "5 5 4",
+        "1,1,6",
+        "pistol",
+        "grenade",
+        "ranged_attack",
+        "charge",
+        "duck_and_weave",
+        "Injured",
+        "taken_out",
+        "condition",
+        "on",
+        "Strength",
+        "human_sized",
+    ]
     forms = st.fixed_dictionaries(
-        {"command": st.one_of(st.sampled_from(EXPANSE_COMMANDS), scalar), "key": st.one_of(st.uuids().map(str),
-                                                                                          scalar)},
-        optional={name: st.one_of(st.sampled_from(keys), scalar, st.lists(st.sampled_from(keys), min_size=2,
-                                                                           max_size=3))
-                  for name in EXPANSE_FIELDS})
+        {
+            "command": st.one_of(st.sampled_from(EXPANSE_COMMANDS), scalar),
+            "key": st.one_of(st.uuids().map(str), scalar),
+        },
+        optional={
+            name: st.one_of(st.sampled_from(keys), scalar, st.lists(st.sampled_from(keys), min_size=2, max_size=3))
+            for name in EXPANSE_FIELDS
+        },
+    )
     client_for_user(client, gm if gm_side else player)
 
     @settings(FUZZ, max_examples=examples(60))
@@ -828,8 +1132,15 @@ def test_fuzz_the_act_endpoint(client, physical, gm, player, rosa, marcus, thug,
     def run(form):
         before = version_of(physical)
         check(client, "post", act_url(physical), form, htmx=True)  # never a 500; refused: nothing changed
-        if not gm_side and form["command"] in ("undo", "end_encounter", "roll_initiative", "add_stunt", "breathers",
-                                               "set_condition", "adjust_fortune"):
+        if not gm_side and form["command"] in (
+            "undo",
+            "end_encounter",
+            "roll_initiative",
+            "add_stunt",
+            "breathers",
+            "set_condition",
+            "adjust_fortune",
+        ):
             assert version_of(physical) == before  # the GM's alone
         if version_of(physical) != before:
             state = state_of(physical)
@@ -841,15 +1152,24 @@ def test_fuzz_the_act_endpoint(client, physical, gm, player, rosa, marcus, thug,
     assert gm_side or physical.status == Encounter.Status.ACTIVE
 
 
-def test_press_the_attack_after_a_melee_hit_and_pursuit_when_the_foe_moves(enc, gm, player, other_player, rosa,
-                                                                           marcus, thug):
+def test_press_the_attack_after_a_melee_hit_and_pursuit_when_the_foe_moves(
+    enc, gm, player, other_player, rosa, marcus, thug
+):
     begin(enc, gm, rosa, marcus, thug)
     go(enc, player, "end_turn", actor=key(rosa))
     html = me(enc, other_player)
     assert "Press the Attack on" not in html  # only after striking someone in melee this turn
     assert "Heavy melee weapon</strong> 3d6 + 3 (Fighting +3); within 2 m; damage 2d6 + Str" in html
-    assert go(enc, other_player, "attack", dice=[5, 5, 6, 1, 1], actor=key(marcus), action="melee_attack",
-              weapon="heavy_melee", target=key(thug, 1)).ok
+    assert go(
+        enc,
+        other_player,
+        "attack",
+        dice=[5, 5, 6, 1, 1],
+        actor=key(marcus),
+        action="melee_attack",
+        weapon="heavy_melee",
+        target=key(thug, 1),
+    ).ok
     html = me(enc, other_player)
     assert "Press the Attack on Thug 1" in html and "Stunt points to spend: 6" in html
     assert go(enc, other_player, "press_the_attack", actor=key(marcus), target=key(thug, 1)).ok

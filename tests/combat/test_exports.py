@@ -79,13 +79,17 @@ def test_a_players_export_holds_only_what_they_may_see(fought):
     assert all(e["data"] is None or e["kind"] == "undone" for e in data["events"])
 
 
-def test_export_task_from_the_log_page_to_the_download(fought, client, player, settings, tmp_path,
-                                                       django_capture_on_commit_callbacks):
+def test_export_task_from_the_log_page_to_the_download(
+    fought, client, player, settings, tmp_path, django_capture_on_commit_callbacks
+):
     settings.MEDIA_ROOT = tmp_path
     client.force_login(player)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(reverse("export_start", args=[fought.campaign_id, fought.pk]), {"format": "md"},
-                               headers={"HX-Request": "true"})
+        response = client.post(
+            reverse("export_start", args=[fought.campaign_id, fought.pk]),
+            {"format": "md"},
+            headers={"HX-Request": "true"},
+        )
     job = ExportJob.objects.get()
     assert job.status == "done" and not job.gm_view and job.events > 0
     assert 'hx-trigger="every 1s"' in response.content.decode()  # the row polls until the task finishes
@@ -108,13 +112,15 @@ def test_running_the_task_twice_changes_nothing(fought, gm, settings, tmp_path):
     assert job.file.name == first and len(list((tmp_path / "exports").iterdir())) == 1
 
 
-def test_a_task_delivered_again_while_running_fails_the_export_for_a_retry(fought, gm, client, settings, tmp_path,
-                                                                           django_capture_on_commit_callbacks):
+def test_a_task_delivered_again_while_running_fails_the_export_for_a_retry(
+    fought, gm, client, settings, tmp_path, django_capture_on_commit_callbacks
+):
     """The broker hands a running task back only when the worker running it died: the export says so at once,
     and "Try again" makes it, once."""
     settings.MEDIA_ROOT = tmp_path
-    job = ExportJob.objects.create(encounter=fought, requested_by=gm, gm_view=True, format="json",
-                                   status=ExportJob.Status.RUNNING)
+    job = ExportJob.objects.create(
+        encounter=fought, requested_by=gm, gm_view=True, format="json", status=ExportJob.Status.RUNNING
+    )
     assert run_export(job.pk, 1) == "skipped"
     job.refresh_from_db()
     assert job.status == "failed" and job.error == "The worker writing it stopped before it finished."
@@ -138,8 +144,9 @@ def test_others_cannot_fetch_my_export(fought, client, player, other_player, gm,
 
 def test_unknown_format_is_refused_with_a_sentence(fought, client, gm):
     client.force_login(gm)
-    response = client.post(reverse("export_start", args=[fought.campaign_id, fought.pk]), {"format": "pdf"},
-                           follow=True)
+    response = client.post(
+        reverse("export_start", args=[fought.campaign_id, fought.pk]), {"format": "pdf"}, follow=True
+    )
     assert "Choose JSON, CSV, Markdown or the printable page." in response.content.decode()
     assert not ExportJob.objects.exists()
 
@@ -156,10 +163,14 @@ def test_gm_imports_an_export_from_the_encounters_page(fought, client, gm, playe
     copy = Encounter.objects.exclude(pk=fought.pk).get()
     assert "it replays to the exported state" in response.content.decode()
     assert store.load_state(copy) == store.load_state(fought)
-    for junk, sentence in ((b"{not json", "That file is not valid JSON."),
-                           (b'{"schema": "fray.encounter-export", "version": 1, "complete": true}',
-                            "That export is missing parts Fray needs"),
-                           (b"[]", "This is not a Fray encounter export.")):
+    for junk, sentence in (
+        (b"{not json", "That file is not valid JSON."),
+        (
+            b'{"schema": "fray.encounter-export", "version": 1, "complete": true}',
+            "That export is missing parts Fray needs",
+        ),
+        (b"[]", "This is not a Fray encounter export."),
+    ):
         response = client.post(url, {"file": SimpleUploadedFile("j.json", junk)}, follow=True)
         assert sentence in response.content.decode()
     assert "Choose a JSON export file" in client.post(url, {}, follow=True).content.decode()
@@ -174,9 +185,12 @@ def test_every_key_the_json_export_writes_is_documented(fought):
     assert f"`{exports.SCHEMA}`" in doc and f"version {exports.VERSION}" in doc
     for gm_view in (True, False):
         data = json.loads(export(fought, "json", gm_view=gm_view)[0])
-        written = {"top level": set(data), "encounter": set(data["encounter"]),
-                   "combatants": {k for c in data["combatants"] for k in c},
-                   "events": {k for e in data["events"] for k in e}}
+        written = {
+            "top level": set(data),
+            "encounter": set(data["encounter"]),
+            "combatants": {k for c in data["combatants"] for k in c},
+            "events": {k for e in data["events"] for k in e},
+        }
         for where, keys in written.items():
             missing = sorted(k for k in keys if f"| `{k}` |" not in doc)
             assert not missing, f"{where} keys not in combat/EXPORTS.md: {missing}"
@@ -186,36 +200,54 @@ def test_every_key_the_json_export_writes_is_documented(fought):
 
 # --- names that try to turn an export against its reader ---------------------------------------------------------
 
+
 def named_fight(campaign, gm, pc_name: str, npc_name: str, encounter_name: str = "Relay", username: str = "cara"):
     """A short Burn Bryte fight whose PC, NPC, encounter and player carry the given names: the enemy declares, the
     PC takes a turn and rolls, so sentences start with each name."""
     player = make_user(username)
     Membership.objects.create(campaign=campaign, user=player)
     pc = Character.objects.create(campaign=campaign, name=pc_name, owner=player, system="burn_bryte")
-    npc = Character.objects.create(campaign=campaign, name=npc_name, kind="npc", system="burn_bryte",
-                                   is_template=True, quantity=1)
-    encounter = services.start_encounter(services.create_encounter(
-        campaign, gm, name=encounter_name, model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    npc = Character.objects.create(
+        campaign=campaign, name=npc_name, kind="npc", system="burn_bryte", is_template=True, quantity=1
+    )
+    encounter = services.start_encounter(
+        services.create_encounter(campaign, gm, name=encounter_name, model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]),
+        gm,
+    )
     L, N = f"pc{pc.pk}", f"npc{npc.pk}-1"
-    for i, (user, name, data, dice) in enumerate([
-        (gm, "declare", {"enemy": N, "target": L}, ()),
-        (gm, "start_players", {}, ()),
-        (player, "claim_turn", {"actor": L}, ()),
-        (player, "skill_roll", {"actor": L, "skill": "Melee", "intent": "attack", "target": N}, (4, 2, 1)),
-    ]):
+    for i, (user, name, data, dice) in enumerate(
+        [
+            (gm, "declare", {"enemy": N, "target": L}, ()),
+            (gm, "start_players", {}, ()),
+            (player, "claim_turn", {"actor": L}, ()),
+            (player, "skill_roll", {"actor": L, "skill": "Melee", "intent": "attack", "target": N}, (4, 2, 1)),
+        ]
+    ):
         assert services.submit(encounter.pk, user, name, data, f"n{i}", dice=ScriptedDice(dice)).ok, name
     encounter.refresh_from_db()
     return encounter
 
 
-FORMULAS = ["=HYPERLINK(\"http://evil.example\",\"x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1+1)",
-            "\tTab=1+1", "\rCR=1+1"]
+FORMULAS = [
+    '=HYPERLINK("http://evil.example","x")',
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(1+1)",
+    "\tTab=1+1",
+    "\rCR=1+1",
+]
 
 
 @pytest.mark.parametrize("formula", FORMULAS, ids=["equals", "plus", "minus", "at", "tab", "carriage-return"])
 def test_csv_cells_that_would_be_formulas_are_text(campaign, gm, formula):
-    encounter = named_fight(campaign, gm, pc_name=formula, npc_name=formula[0] + "Drone", encounter_name=formula,
-                            username="@cara" if formula[0] != "@" else "-cara")
+    encounter = named_fight(
+        campaign,
+        gm,
+        pc_name=formula,
+        npc_name=formula[0] + "Drone",
+        encounter_name=formula,
+        username="@cara" if formula[0] != "@" else "-cara",
+    )
     text, count = export(encounter, "csv")
     table = list(csv.reader(io.StringIO(text, newline="")))
     assert len(table) == count + 1
@@ -236,12 +268,21 @@ def _rendered_items(markdown: str) -> list[str]:
     return [item.split("</li>")[0] for item in rendered.split("<li>")[1:]], rendered
 
 
-HOSTILE = ["<img src=x onerror=alert(1)>", "**[click](javascript:alert(1))**", "`code` & <b>bold</b> ~~gone~~",
-           "# 1. | a | b |", "- [x](<javascript:alert(1)>) ![i](x.png)", "1) _under_ \\*"]
+HOSTILE = [
+    "<img src=x onerror=alert(1)>",
+    "**[click](javascript:alert(1))**",
+    "`code` & <b>bold</b> ~~gone~~",
+    "# 1. | a | b |",
+    "- [x](<javascript:alert(1)>) ![i](x.png)",
+    "1) _under_ \\*",
+]
 
 
-@pytest.mark.parametrize("name", HOSTILE, ids=["html", "link", "code-entity-strike", "heading-list-table",
-                                               "nested-list-image", "numbered-emphasis"])
+@pytest.mark.parametrize(
+    "name",
+    HOSTILE,
+    ids=["html", "link", "code-entity-strike", "heading-list-table", "nested-list-image", "numbered-emphasis"],
+)
 def test_markdown_export_shows_names_as_literal_text(campaign, gm, name):
     encounter = named_fight(campaign, gm, pc_name=name, npc_name=name[::-1], encounter_name=name)
     markdown, count = export(encounter, "md")
@@ -254,8 +295,13 @@ def test_markdown_export_shows_names_as_literal_text(campaign, gm, name):
 
 
 def test_markdown_export_keeps_a_name_on_its_line(campaign, gm):
-    encounter = named_fight(campaign, gm, pc_name="Luwe\n## Round 99\n- forged", npc_name="Nivick",
-                            encounter_name="Relay\n\n<script>alert(1)</script>")
+    encounter = named_fight(
+        campaign,
+        gm,
+        pc_name="Luwe\n## Round 99\n- forged",
+        npc_name="Nivick",
+        encounter_name="Relay\n\n<script>alert(1)</script>",
+    )
     markdown, count = export(encounter, "md")
     items, rendered = _rendered_items(markdown)
     assert len(items) == count and "Round 99</h2>" not in rendered and "<script>" not in rendered
@@ -268,11 +314,14 @@ def test_printable_page_escapes_names(campaign, gm, name):
     assert "<img" not in page and "<strong>" not in page and "<a " not in page
     assert f"<h1>{html.escape(name)}</h1>" in page and f"<li>{html.escape(name)} rolls Melee" in page
     # Opened from disk, the page's own policy forbids any script all the same.
-    assert '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">' \
+    assert (
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         in page
+    )
 
 
 # --- hostile imports ---------------------------------------------------------------------------------------------
+
 
 def _import(client, campaign, raw: bytes):
     """POST a file to the import as the GM; returns (response, whether the database stayed as it was)."""
@@ -284,8 +333,10 @@ def _import(client, campaign, raw: bytes):
         return Encounter.objects.count(), Combatant.objects.count(), EncounterEvent.objects.count()
 
     before = counts()
-    response = client.post(reverse("encounter_import", args=[campaign.pk]),
-                           {"file": SimpleUploadedFile("export.json", raw, content_type="application/json")})
+    response = client.post(
+        reverse("encounter_import", args=[campaign.pk]),
+        {"file": SimpleUploadedFile("export.json", raw, content_type="application/json")},
+    )
     return response, counts() == before
 
 
@@ -367,14 +418,13 @@ def test_a_huge_import_within_the_upload_limit_is_refused_with_a_sentence(fought
 
 # --- exports that stop: failed after EXPORT_STALE_AFTER, "Try again", late deliveries ------------------------------
 
-def _job(encounter, user, seconds_since_progress: float, status=ExportJob.Status.RUNNING, gm_view=True
-         ) -> ExportJob:
+
+def _job(encounter, user, seconds_since_progress: float, status=ExportJob.Status.RUNNING, gm_view=True) -> ExportJob:
     from datetime import timedelta
 
     from django.utils import timezone
 
-    job = ExportJob.objects.create(encounter=encounter, requested_by=user, gm_view=gm_view, format="csv",
-                                   status=status)
+    job = ExportJob.objects.create(encounter=encounter, requested_by=user, gm_view=gm_view, format="csv", status=status)
     ExportJob.objects.filter(pk=job.pk).update(progressed_at=timezone.now() - timedelta(seconds=seconds_since_progress))
     job.refresh_from_db()
     return job
@@ -398,8 +448,9 @@ def test_an_export_that_stops_progressing_fails_with_a_sentence_and_a_try_again_
     assert statuses == {stuck.pk: "failed", slow.pk: "running", never_started.pk: "failed"}
 
 
-def test_try_again_runs_a_new_attempt_to_the_download(fought, gm, client, settings, tmp_path,
-                                                      django_capture_on_commit_callbacks):
+def test_try_again_runs_a_new_attempt_to_the_download(
+    fought, gm, client, settings, tmp_path, django_capture_on_commit_callbacks
+):
     settings.MEDIA_ROOT = tmp_path
     settings.EXPORT_STALE_AFTER = 300
     job = _job(fought, gm, 400)
@@ -419,8 +470,9 @@ def test_try_again_runs_a_new_attempt_to_the_download(fought, gm, client, settin
     assert "Melee" in b"".join(download.streaming_content).decode()
 
 
-def test_only_who_asked_may_try_again_and_only_a_failed_export(fought, gm, player, other_player, outsider, client,
-                                                             settings, tmp_path, django_capture_on_commit_callbacks):
+def test_only_who_asked_may_try_again_and_only_a_failed_export(
+    fought, gm, player, other_player, outsider, client, settings, tmp_path, django_capture_on_commit_callbacks
+):
     settings.MEDIA_ROOT = tmp_path
     job = _job(fought, player, 0, status=ExportJob.Status.FAILED, gm_view=False)
     url = reverse("export_retry", args=[fought.campaign_id, job.pk])
@@ -440,8 +492,9 @@ def test_only_who_asked_may_try_again_and_only_a_failed_export(fought, gm, playe
     assert (job.status, job.attempt) == ("done", 2)
 
 
-def test_a_former_gm_tries_again_with_what_they_may_see_now(fought, gm, client, settings, tmp_path,
-                                                           django_capture_on_commit_callbacks):
+def test_a_former_gm_tries_again_with_what_they_may_see_now(
+    fought, gm, client, settings, tmp_path, django_capture_on_commit_callbacks
+):
     settings.MEDIA_ROOT = tmp_path
     job = _job(fought, gm, 0, status=ExportJob.Status.FAILED, gm_view=True)
     co_gm = make_user("cora")
@@ -457,8 +510,9 @@ def test_a_former_gm_tries_again_with_what_they_may_see_now(fought, gm, client, 
     assert "frenzy" not in job.file.read().decode()  # the GM-only Collapse note stays out
 
 
-def test_a_late_delivery_of_an_old_attempt_changes_nothing(fought, gm, client, settings, tmp_path,
-                                                          django_capture_on_commit_callbacks):
+def test_a_late_delivery_of_an_old_attempt_changes_nothing(
+    fought, gm, client, settings, tmp_path, django_capture_on_commit_callbacks
+):
     settings.MEDIA_ROOT = tmp_path
     job = _job(fought, gm, 0, status=ExportJob.Status.FAILED)
     client.force_login(gm)
@@ -479,12 +533,14 @@ def test_a_late_delivery_of_an_old_attempt_changes_nothing(fought, gm, client, s
 
 def _writer_that(meanwhile):
     """A CSV writer that does `meanwhile(job)` half-way, as another process would while this task writes."""
+
     def write(encounter, gm_view, out):
         out.write("seq\n1\n")
         meanwhile(ExportJob.objects.get())
         for n in range(2, 5):
             out.write(f"{n}\n")
         return 4
+
     return write
 
 
@@ -492,8 +548,13 @@ def test_a_run_failed_as_stalled_stops_and_keeps_no_file(fought, gm, settings, t
     settings.MEDIA_ROOT = tmp_path
     settings.EXPORT_STALE_AFTER = 0  # note progress on every write
     job = _job(fought, gm, 0, status=ExportJob.Status.QUEUED)
-    monkeypatch.setitem(exports.WRITERS, "csv", _writer_that(
-        lambda j: ExportJob.objects.filter(pk=j.pk).update(status="failed", error="It stopped making progress.")))
+    monkeypatch.setitem(
+        exports.WRITERS,
+        "csv",
+        _writer_that(
+            lambda j: ExportJob.objects.filter(pk=j.pk).update(status="failed", error="It stopped making progress.")
+        ),
+    )
     assert run_export(job.pk, 1) == "superseded"
     job.refresh_from_db()
     assert job.status == "failed" and not job.file and not (tmp_path / "exports").exists()
@@ -505,8 +566,9 @@ def test_a_run_that_a_newer_attempt_overtook_keeps_no_file(fought, gm, settings,
     settings.EXPORT_STALE_AFTER = 3600  # no progress noted in between: caught when the run finishes
     job = _job(fought, gm, 0, status=ExportJob.Status.QUEUED)
     newer = {"attempt": 2, "status": "done", "file": "exports/newer.csv", "events": 9}
-    monkeypatch.setitem(exports.WRITERS, "csv",
-                        _writer_that(lambda j: ExportJob.objects.filter(pk=j.pk).update(**newer)))
+    monkeypatch.setitem(
+        exports.WRITERS, "csv", _writer_that(lambda j: ExportJob.objects.filter(pk=j.pk).update(**newer))
+    )
     assert run_export(job.pk, 1) == "superseded"
     job.refresh_from_db()
     assert (job.attempt, job.status, job.file.name, job.events) == (2, "done", "exports/newer.csv", 9)

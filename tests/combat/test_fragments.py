@@ -12,14 +12,21 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_render_reads_the_stored_words_and_an_unworded_log_is_replayed_once_for_every_audience(
-        campaign, gm, pc, other_pc, npc, monkeypatch):
-    encounter = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc, other_pc], enemies=[(npc, 2)]), gm)
-    steps = [("declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}", "text": "claw"}),
-             ("adjust_health", {"target": f"pc{pc.pk}", "change": -1}),
-             ("undo", {}),
-             ("spend_collapse", {"enemy": f"npc{npc.pk}-2", "note": "SECRET-GM-ONLY"}),
-             ("adjust_health", {"target": f"pc{other_pc.pk}", "change": -1})]
+    campaign, gm, pc, other_pc, npc, monkeypatch
+):
+    encounter = services.start_encounter(
+        services.create_encounter(
+            campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc, other_pc], enemies=[(npc, 2)]
+        ),
+        gm,
+    )
+    steps = [
+        ("declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}", "text": "claw"}),
+        ("adjust_health", {"target": f"pc{pc.pk}", "change": -1}),
+        ("undo", {}),
+        ("spend_collapse", {"enemy": f"npc{npc.pk}-2", "note": "SECRET-GM-ONLY"}),
+        ("adjust_health", {"target": f"pc{other_pc.pk}", "change": -1}),
+    ]
     for n, (name, data) in enumerate(steps):
         assert services.submit(encounter.pk, gm, name, data, f"k{n}", dice=ScriptedDice(())).ok, name
     encounter.refresh_from_db()
@@ -39,17 +46,25 @@ def test_a_render_reads_the_stored_words_and_an_unworded_log_is_replayed_once_fo
     unword(encounter)  # as a log written before entries were worded
     render = fragments.Renderer(encounter, state)
     assert [without_form_keys(h) for h in (render.for_gm(), render.for_players())] == [
-        without_form_keys(h) for h in together]
+        without_form_keys(h) for h in together
+    ]
     assert len(replayed) == len(active_events(store.load_log(encounter)))  # once, not once per audience
 
 
 def test_words_stored_under_an_older_wording_are_not_shown(campaign, gm, pc, npc):
     """A sentence changed in a later release (say one that told players too much) is worded anew, not read."""
-    encounter = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    encounter = services.start_encounter(
+        services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm
+    )
     for n, change in enumerate((-1, -1, 1)):
-        assert services.submit(encounter.pk, gm, "adjust_health", {"target": f"pc{pc.pk}", "change": change},
-                               f"k{n}", dice=ScriptedDice(())).ok
+        assert services.submit(
+            encounter.pk,
+            gm,
+            "adjust_health",
+            {"target": f"pc{pc.pk}", "change": change},
+            f"k{n}",
+            dice=ScriptedDice(()),
+        ).ok
     encounter.refresh_from_db()
     state = store.load_state(encounter)
     fresh = fragments.Renderer(encounter, state).for_players()
@@ -60,8 +75,9 @@ def test_words_stored_under_an_older_wording_are_not_shown(campaign, gm, pc, npc
 
 def test_the_phone_shows_each_skills_exact_chance_before_rolling(campaign, gm, player, pc, npc):
     """Luwe's skills are d4s: 2d4 succeed 4·3/16 = 75%, 3d4 4·3·2/64 ≈ 38%, 4d4 24/256 ≈ 9%."""
-    encounter = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    encounter = services.start_encounter(
+        services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm
+    )
     me = f"pc{pc.pk}"
 
     def act(user, name, faces=(), **data):

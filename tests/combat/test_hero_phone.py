@@ -27,8 +27,10 @@ def enc(campaign, gm, kestrel, bulwark, agent):
 def quick_attacks(page: str) -> list[tuple[str, str]]:
     """The one-tap attack buttons in order: ("primary" for the default or "", whom)."""
     block = page.split('class="quick-attack"')[1].split("</div>")[0] if 'class="quick-attack"' in page else ""
-    return [("primary" if cls else "", name)
-            for cls, name in re.findall(r'<button type="submit"( class="primary")?>Attack ([^<]+)</button>', block)]
+    return [
+        ("primary" if cls else "", name)
+        for cls, name in re.findall(r'<button type="submit"( class="primary")?>Attack ([^<]+)</button>', block)
+    ]
 
 
 def waiting(page: str) -> str:
@@ -36,8 +38,9 @@ def waiting(page: str) -> str:
     return text_of(found.group(1)) if found else ""
 
 
-def test_my_phase_offers_a_one_tap_attack_on_the_first_enemy_standing_and_it_ends_the_phase(enc, gm, player,
-                                                                                           kestrel, bulwark, agent):
+def test_my_phase_offers_a_one_tap_attack_on_the_first_enemy_standing_and_it_ends_the_phase(
+    enc, gm, player, kestrel, bulwark, agent
+):
     begin(enc, gm)
     page = me(enc, player)
     assert quick_attacks(page) == [("primary", "Agent 1"), ("", "Agent 2")]  # never Bulwark, Kestrel's ally
@@ -46,11 +49,12 @@ def test_my_phase_offers_a_one_tap_attack_on_the_first_enemy_standing_and_it_end
     assert_no_gm_fact(page, enc)
 
     # The tap: 3d6 of 3 always hits, 4d6 of 1s against PD 5 does nothing; the phase is over.
-    form = re.search(r'<form[^>]*>(?:(?!</form>).)*>Attack Agent 1</button>', page, re.S).group(0)
+    form = re.search(r"<form[^>]*>(?:(?!</form>).)*>Attack Agent 1</button>", page, re.S).group(0)
     fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', form))
     command, form_key = fields.pop("command"), fields.pop("key")
-    result = services.submit(enc.pk, player, command, fields, form_key, from_form=True,
-                             dice=ScriptedDice([1, 1, 1, 1, 1, 1, 1]))
+    result = services.submit(
+        enc.pk, player, command, fields, form_key, from_form=True, dice=ScriptedDice([1, 1, 1, 1, 1, 1, 1])
+    )
     assert result.ok, result.error
     state = state_of(enc)
     assert state.floor == key(agent, 1) and state.fighter(key(kestrel)).mark(12) == "acted"
@@ -67,8 +71,15 @@ def test_an_enemy_that_is_out_is_no_target_and_without_one_no_attack_is_offered(
 
 
 def test_an_enemy_the_party_has_not_seen_is_never_offered(campaign, gm, player, kestrel, bulwark, agent):
-    lurker = Character.objects.create(campaign=campaign, name="Lurker", kind="npc", system="hero", is_template=True,
-                                      quantity=1, stats=sheet(spd=2, dex=30, initiative_dex=30))
+    lurker = Character.objects.create(
+        campaign=campaign,
+        name="Lurker",
+        kind="npc",
+        system="hero",
+        is_template=True,
+        quantity=1,
+        stats=sheet(spd=2, dex=30, initiative_dex=30),
+    )
     enc = build(campaign, gm, [kestrel, bulwark], agent, quantity=1, hidden={lurker.pk}, extra=[(lurker, 1)])
     begin(enc, gm)
     assert state_of(enc).floor == key(lurker, 1)  # DEX 30: the unseen Lurker acts first
@@ -79,23 +90,28 @@ def test_an_enemy_the_party_has_not_seen_is_never_offered(campaign, gm, player, 
     assert "Lurker" not in page
 
 
-def test_off_phase_a_line_says_who_has_the_floor_my_next_phase_and_that_i_may_abort(enc, gm, player, other_player,
-                                                                                   kestrel, bulwark, agent):
-    assert waiting(me(enc, other_player)) == ("Before combat: the GM opens combat in segment 12 of turn 1, and "
-                                              "everyone acts first.")
+def test_off_phase_a_line_says_who_has_the_floor_my_next_phase_and_that_i_may_abort(
+    enc, gm, player, other_player, kestrel, bulwark, agent
+):
+    assert waiting(me(enc, other_player)) == (
+        "Before combat: the GM opens combat in segment 12 of turn 1, and everyone acts first."
+    )
     begin(enc, gm)
     assert waiting(me(enc, other_player)) == (
         "Turn 1, segment 12: Kestrel’s phase — your next phase: segment 12 of turn 1. Out of your phase you may "
-        "abort to a defence (Dodge, Block…) or take actions that take no time.")
+        "abort to a defence (Dodge, Block…) or take actions that take no time."
+    )
     assert waiting(me(enc, player)) == ""  # Kestrel's player has the phase's controls instead
     ok(enc, player, "end_phase", actor=key(kestrel))
-    assert waiting(me(enc, player)).startswith("Turn 1, segment 12: Agent 1’s phase — your next phase: segment 3 "
-                                               "of turn 2.")
+    assert waiting(me(enc, player)).startswith(
+        "Turn 1, segment 12: Agent 1’s phase — your next phase: segment 3 of turn 2."
+    )
     ok(enc, gm, "end_phase", actor=key(agent, 1))
     ok(enc, gm, "end_phase", actor=key(agent, 2))
     ok(enc, other_player, "end_phase", actor=key(bulwark))
-    assert waiting(me(enc, player)).startswith("Turn 1, segment 12: every phase is done — the GM moves to the next "
-                                               "segment")
+    assert waiting(me(enc, player)).startswith(
+        "Turn 1, segment 12: every phase is done — the GM moves to the next segment"
+    )
 
 
 def test_a_held_action_is_what_i_may_do_off_phase(enc, gm, player, kestrel):

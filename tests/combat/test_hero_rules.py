@@ -50,20 +50,59 @@ def sheet(key, name, side="pc", owner=1, aware=("ogre",), **stats):
 
 
 def ana(**kw):
-    stats = dict(spd=4, dex=18, initiative_dex=18, con=15, rec=6, ocv=7, dcv=6, stun=30, stun_max=30, body=12,
-                 body_max=12, end=40, end_max=40)
+    stats = dict(
+        spd=4,
+        dex=18,
+        initiative_dex=18,
+        con=15,
+        rec=6,
+        ocv=7,
+        dcv=6,
+        stun=30,
+        stun_max=30,
+        body=12,
+        body_max=12,
+        end=40,
+        end_max=40,
+    )
     return sheet("ana", "Ana", **{**stats, **kw})
 
 
 def bo(**kw):
-    stats = dict(spd=3, dex=14, initiative_dex=14, con=10, rec=4, ocv=5, dcv=5, stun=25, stun_max=25, body=10,
-                 body_max=10, end=30, end_max=30)
+    stats = dict(
+        spd=3,
+        dex=14,
+        initiative_dex=14,
+        con=10,
+        rec=4,
+        ocv=5,
+        dcv=5,
+        stun=25,
+        stun_max=25,
+        body=10,
+        body_max=10,
+        end=30,
+        end_max=30,
+    )
     return sheet("bo", "Bo", owner=2, **{**stats, **kw})
 
 
 def ogre(**kw):
-    stats = dict(spd=2, dex=11, initiative_dex=11, con=20, rec=8, ocv=5, dcv=4, stun=40, stun_max=40, body=15,
-                 body_max=15, end=50, end_max=50)
+    stats = dict(
+        spd=2,
+        dex=11,
+        initiative_dex=11,
+        con=20,
+        rec=8,
+        ocv=5,
+        dcv=4,
+        stun=40,
+        stun_max=40,
+        body=15,
+        body_max=15,
+        end=50,
+        end_max=50,
+    )
     return sheet("ogre", "Ogre", side="enemy", aware=("ana", "bo"), **{**stats, **kw})
 
 
@@ -150,6 +189,7 @@ def of_kind(events, cls):
 
 # --- the speed chart ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("spd", range(1, 13))
 def test_every_spd_gets_its_phases_from_the_chart(spd):
     assert h.SPEED_CHART[spd] == CHART[spd]
@@ -160,8 +200,10 @@ def test_every_spd_gets_its_phases_from_the_chart(spd):
         if start.turn == 2:
             assert start.skipped == tuple(range(previous + 1, start.segment))  # nobody acts in between
             assert start.order == ("ana",) and t.state.active == "ana"
-            assert t.state.strip("ana") == tuple("phase" if s in CHART[spd] and s >= start.segment
-                                                 else "passed" if s in CHART[spd] else "" for s in range(1, 13))
+            assert t.state.strip("ana") == tuple(
+                "phase" if s in CHART[spd] and s >= start.segment else "passed" if s in CHART[spd] else ""
+                for s in range(1, 13)
+            )
             visited.append(start.segment)
             previous = start.segment
     assert tuple(visited) == CHART[spd]
@@ -199,6 +241,7 @@ def test_spd_1_waits_for_segment_7_when_the_setting_says_so():
 
 
 # --- DEX order and ties ---------------------------------------------------------------------------------
+
 
 def test_phases_go_in_initiative_dex_order_not_plain_dex():
     t = started(ana(), bo(initiative_dex=22), ogre(dex=30, initiative_dex=11))
@@ -243,6 +286,7 @@ def test_dex_ties_roll_off_each_segment_when_set():
 
 
 # --- the turn ---------------------------------------------------------------------------------------------
+
 
 def test_segments_with_nobody_to_act_are_skipped_and_named():
     t = started()
@@ -289,8 +333,10 @@ def test_post_segment_12_recovery_caps_and_respects_the_gm_flag():
     assert (t.f("ana").stun, t.f("ana").end) == (26, 40)  # END capped at its maximum
     assert (t.f("bo").stun, t.f("bo").end) == (10, 10)
     assert t.f("ogre").stun == 9 and t.f("ogre").end == 50  # Stunned characters recover too
-    assert said(t, post, gm=False) == ("After segment 12 of turn 1, everyone recovers: Ana regains 6 STUN "
-                                                     "and 4 END; Ogre recovers; no free recovery for Bo.")
+    assert said(t, post, gm=False) == (
+        "After segment 12 of turn 1, everyone recovers: Ana regains 6 STUN "
+        "and 4 END; Ogre recovers; no free recovery for Bo."
+    )
     assert "Ogre regains 8 STUN" in said(t, post)
     t.do(h.SetNoRecovery(target="bo", excluded=False))
     t.go_to(3, 3)
@@ -298,6 +344,7 @@ def test_post_segment_12_recovery_caps_and_respects_the_gm_flag():
 
 
 # --- acting in a phase -----------------------------------------------------------------------------------
+
 
 def test_a_full_phase_action_ends_the_phase():
     t = started()
@@ -361,6 +408,7 @@ def test_end_is_spent_per_action_one_per_ten_active_points():
 
 
 # --- abort ----------------------------------------------------------------------------------------------
+
 
 def test_an_abort_off_phase_costs_the_next_phase():
     t = started()
@@ -431,6 +479,7 @@ def test_a_holding_character_aborts_by_spending_the_held_action_and_keeps_the_ne
 
 
 # --- hold ------------------------------------------------------------------------------------------------
+
 
 def test_a_held_action_is_lost_when_the_segment_of_the_next_phase_begins():
     t = started()
@@ -539,6 +588,7 @@ def test_held_action_collisions_roll_dex_when_set_and_stay_with_the_gm_otherwise
 
 # --- SPD changes -------------------------------------------------------------------------------------------
 
+
 def test_a_spd_drop_after_acting_waits_for_the_later_next_phase():
     t = started()
     t.go_to(2, 6)
@@ -599,6 +649,7 @@ def test_spd_changes_can_wait_for_the_next_turn():
 
 # --- STUN, BODY, END ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("face,body", [(1, 0), (2, 1), (3, 1), (4, 1), (5, 1), (6, 2)])
 def test_body_is_counted_per_die(face, body):
     assert h.body_of(face) == body
@@ -617,8 +668,7 @@ def test_normal_damage_subtracts_defence_from_stun_and_body():
 def test_the_targets_pd_or_ed_from_the_sheet_adds_to_the_defence_given():
     t = started(ana(), bo(), ogre(pd=4, ed=9))
     # 6d6: 21 STUN, 6 BODY. PD 4 plus 2 more given: 15 STUN, 0 BODY.
-    [e] = t.do(h.Attack(actor="ana", target="ogre", dice=6, defence=2, against="pd"),
-               faces=[3, 3, 3, 1, 2, 3, 4, 5, 6])
+    [e] = t.do(h.Attack(actor="ana", target="ogre", dice=6, defence=2, against="pd"), faces=[3, 3, 3, 1, 2, 3, 4, 5, 6])
     assert (e.defence, e.stun, e.body) == (6, 15, 0)
     assert "after 6 defence Ogre takes 15 STUN and 0 BODY" in said(t, e)
     t.go_to(2, 9)  # Ana's next phase: an energy attack against ED 9
@@ -647,14 +697,17 @@ def test_physical_dice_need_the_setting_and_the_right_count_and_are_marked_in_th
     assert not miss.hit and miss.damage == () and not miss.damage_entered  # an 18 misses: no damage is kept
 
 
-@pytest.mark.parametrize("ocv_mod,dcv_mod,faces,hit", [
-    (-30, 30, [1, 1, 1], True),  # needed far below 3: a 3 still hits
-    (-30, 30, [1, 1, 2], False),
-    (30, -30, [6, 6, 6], False),  # needed far above 18: an 18 still misses
-    (30, -30, [6, 6, 5], True),
-    (0, 0, [4, 5, 5], True),  # 11 + 7 - 4 = 14 exactly
-    (0, 0, [5, 5, 5], False),
-])
+@pytest.mark.parametrize(
+    "ocv_mod,dcv_mod,faces,hit",
+    [
+        (-30, 30, [1, 1, 1], True),  # needed far below 3: a 3 still hits
+        (-30, 30, [1, 1, 2], False),
+        (30, -30, [6, 6, 6], False),  # needed far above 18: an 18 still misses
+        (30, -30, [6, 6, 5], True),
+        (0, 0, [4, 5, 5], True),  # 11 + 7 - 4 = 14 exactly
+        (0, 0, [5, 5, 5], False),
+    ],
+)
 def test_the_attack_roll_is_3d6_against_11_plus_ocv_minus_dcv(ocv_mod, dcv_mod, faces, hit):
     t = started()
     [e] = t.do(h.Attack(actor="ana", target="ogre", ocv_mod=ocv_mod, dcv_mod=dcv_mod), faces=faces)
@@ -814,6 +867,7 @@ def test_damage_that_knocks_out_says_so_and_drops_a_held_action():
 
 # --- GM tools, sentences, write-back ------------------------------------------------------------------------
 
+
 def test_adjusting_pools_caps_at_maxima_and_is_refused_when_it_changes_nothing():
     t = started()
     [e] = t.do(h.AdjustPools(target="ana", stun=-5, end=10))
@@ -829,20 +883,24 @@ def test_adjusting_pools_caps_at_maxima_and_is_refused_when_it_changes_nothing()
 
 def test_players_read_a_pcs_numbers_but_never_an_enemys():
     t = started()
-    [hit] = t.do(h.Attack(actor="ana", target="ogre", dice=5, defence=3, active_points=25),
-                 faces=[3, 3, 3, 6, 6, 6, 6, 2])
+    [hit] = t.do(
+        h.Attack(actor="ana", target="ogre", dice=5, defence=3, active_points=25), faces=[3, 3, 3, 6, 6, 6, 6, 2]
+    )
     gm_text = said(t, hit, gm=True)
     player_text = said(t, hit, gm=False)
-    assert gm_text == ("Ana attacks Ogre (2 END): 9 on 3d6 (needed 14 or less), a hit; 5d6 roll 26 STUN and 9 BODY, "
-                       "and after 3 defence Ogre takes 23 STUN and 6 BODY; Ogre is Stunned.")
+    assert gm_text == (
+        "Ana attacks Ogre (2 END): 9 on 3d6 (needed 14 or less), a hit; 5d6 roll 26 STUN and 9 BODY, "
+        "and after 3 defence Ogre takes 23 STUN and 6 BODY; Ogre is Stunned."
+    )
     assert player_text == "Ana attacks Ogre (2 END): 9 on 3d6, a hit; Ogre is Stunned."
     assert "23" not in player_text and "26" not in player_text
     t = started()
     t.do(h.EndPhase(actor="ana"))
     t.do(h.EndPhase(actor="bo"))
     [hit] = t.do(h.Attack(actor="ogre", target="bo", dice=2, active_points=30), faces=[3, 3, 3, 1, 4])
-    assert said(t, hit, gm=False) == ("Ogre attacks Bo: 9 on 3d6, a hit; 2d6 roll 5 STUN and 1 BODY, and "
-                                      "after 0 defence Bo takes 5 STUN and 1 BODY.")
+    assert said(t, hit, gm=False) == (
+        "Ogre attacks Bo: 9 on 3d6, a hit; 2d6 roll 5 STUN and 1 BODY, and after 0 defence Bo takes 5 STUN and 1 BODY."
+    )
     assert "(3 END)" in said(t, hit, gm=True)
 
 
@@ -922,8 +980,14 @@ def test_an_encounter_needs_a_pc_and_clean_settings():
         h.initial_state((ana(),), {"dex_ties": "coin"})
     state = h.initial_state((ana(),), None)
     assert state.settings == {s.key: s.default for s in h.SETTINGS}
-    assert {s.key for s in h.SETTINGS} == {"dex_ties", "spd1_opening", "spd_change", "str_end", "hold_collision",
-                                           "entered_dice"}
+    assert {s.key for s in h.SETTINGS} == {
+        "dex_ties",
+        "spd1_opening",
+        "spd_change",
+        "str_end",
+        "hold_collision",
+        "entered_dice",
+    }
     assert [s.default for s in h.SETTINGS] == ["gm", True, "lockout", 10, "gm", False]
 
 
@@ -944,10 +1008,16 @@ def test_state_events_and_commands_round_trip_through_json():
     assert command == h.OrderTies(order=("bo", "ana"))
 
 
-@pytest.mark.parametrize("name,data", [
-    ("teleport", {}), ("attack", {"actor": 5}), ("attack", "junk"), ("change_spd", {"spd": "fast"}),
-    ("order_ties", {"order": "ana"}),
-])
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("teleport", {}),
+        ("attack", {"actor": 5}),
+        ("attack", "junk"),
+        ("change_spd", {"spd": "fast"}),
+        ("order_ties", {"order": "ana"}),
+    ],
+)
 def test_malformed_commands_are_refused_with_a_sentence(name, data):
     with pytest.raises(RuleError):
         h.CODEC.command_from_json(name, data)
@@ -963,6 +1033,7 @@ def test_the_engine_has_the_shared_interface():
 
 # --- invariants -------------------------------------------------------------------------------------------
 
+
 class SeededDice(Dice):
     """Fair-looking dice from a seed, so hypothesis can replay an example (tests only)."""
 
@@ -970,14 +1041,36 @@ class SeededDice(Dice):
         self._rng = random.Random(seed)
 
 
-MOVES = ["next", "next", "act", "act", "attack", "recovery", "hold", "release", "abort", "end", "spd", "ties", "adjust",
-         "undo", "undo", "norec", "contest", "gm_abort"]
+MOVES = [
+    "next",
+    "next",
+    "act",
+    "act",
+    "attack",
+    "recovery",
+    "hold",
+    "release",
+    "abort",
+    "end",
+    "spd",
+    "ties",
+    "adjust",
+    "undo",
+    "undo",
+    "norec",
+    "contest",
+    "gm_abort",
+]
 PLAY = st.lists(st.tuples(st.sampled_from(MOVES), st.integers(0, 3), st.integers(0, 10_000)), max_size=80)
-SETTINGS = st.fixed_dictionaries({
-    "dex_ties": st.sampled_from(["gm", "roll"]), "spd_change": st.sampled_from(["lockout", "next_turn"]),
-    "hold_collision": st.sampled_from(["gm", "roll"]), "spd1_opening": st.booleans(),
-    "str_end": st.sampled_from([5, 10]),
-})
+SETTINGS = st.fixed_dictionaries(
+    {
+        "dex_ties": st.sampled_from(["gm", "roll"]),
+        "spd_change": st.sampled_from(["lockout", "next_turn"]),
+        "hold_collision": st.sampled_from(["gm", "roll"]),
+        "spd1_opening": st.booleans(),
+        "str_end": st.sampled_from([5, 10]),
+    }
+)
 
 
 def _play(t, move, pick, seed):
@@ -1002,11 +1095,21 @@ def _command(state, move, pick, seed):
     someone = ids[pick % len(ids)]
     floor = state.floor or someone
     if move == "act":
-        return h.Act(actor=floor, kind=rng.choice(["full", "half", "half", "zero", "none"]),
-                     active_points=rng.choice([0, 0, 10, 35]), strength=rng.choice([0, 15]))
+        return h.Act(
+            actor=floor,
+            kind=rng.choice(["full", "half", "half", "zero", "none"]),
+            active_points=rng.choice([0, 0, 10, 35]),
+            strength=rng.choice([0, 15]),
+        )
     if move == "attack":
-        return h.Attack(actor=floor, target=rng.choice([i for i in ids if i != floor]), dice=rng.randint(0, 8),
-                        defence=rng.randint(0, 6), ocv_mod=rng.randint(-3, 3), active_points=rng.choice([0, 20]))
+        return h.Attack(
+            actor=floor,
+            target=rng.choice([i for i in ids if i != floor]),
+            dice=rng.randint(0, 8),
+            defence=rng.randint(0, 6),
+            ocv_mod=rng.randint(-3, 3),
+            active_points=rng.choice([0, 20]),
+        )
     if move == "recovery":
         return h.TakeRecovery(actor=floor)
     if move == "hold":
@@ -1062,8 +1165,20 @@ FIGHTERS = (
     ana(con=8, rec=5),
     bo(spd=5, initiative_dex=18, con=6),
     ogre(spd=4, con=9),
-    sheet("imp", "Imp", side="enemy", aware=("ana", "bo"), spd=6, initiative_dex=14, con=5, rec=3, stun=12,
-          stun_max=12, end=15, end_max=15),
+    sheet(
+        "imp",
+        "Imp",
+        side="enemy",
+        aware=("ana", "bo"),
+        spd=6,
+        initiative_dex=14,
+        con=5,
+        rec=3,
+        stun=12,
+        stun_max=12,
+        end=15,
+        end_max=15,
+    ),
 )
 
 
@@ -1096,8 +1211,7 @@ def test_random_play_keeps_every_invariant(setting_values, play):
 
 
 @settings(max_examples=examples(60), deadline=None)
-@given(SETTINGS, PLAY, st.sampled_from([m for m in MOVES if m != "undo"]), st.integers(0, 3),
-       st.integers(0, 10_000))
+@given(SETTINGS, PLAY, st.sampled_from([m for m in MOVES if m != "undo"]), st.integers(0, 3), st.integers(0, 10_000))
 def test_undo_then_replay_equals_the_state_before(setting_values, play, move, pick, seed):
     t = Table(h.initial_state(FIGHTERS, setting_values))
     t.run(h.NextSegment(), SeededDice(0))

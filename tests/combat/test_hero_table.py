@@ -26,8 +26,8 @@ from campaigns.models import Character
 from combat import exports, fragments, review, services, store
 from combat.models import Encounter, EncounterEvent
 from combat.rules.dice import ScriptedDice
-from tests.combat.test_consumers import sockets  # noqa: F401  (fixture)
 from tests.combat.helpers import combatant_key, state_of, valid_sheet
+from tests.combat.test_consumers import sockets  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -40,31 +40,98 @@ SECRET_NUMBERS = "STUN 27/27"
 @pytest.fixture
 def kestrel(campaign, player):
     return Character.objects.create(
-        campaign=campaign, name="Kestrel", owner=player, system="hero",
-        stats=sheet(spd=4, dex=23, initiative_dex=23, con=18, rec=8, ocv=8, dcv=8, pd=8, ed=8, stun=40, stun_max=40,
-                    body=12, body_max=12, end=40, end_max=40))
+        campaign=campaign,
+        name="Kestrel",
+        owner=player,
+        system="hero",
+        stats=sheet(
+            spd=4,
+            dex=23,
+            initiative_dex=23,
+            con=18,
+            rec=8,
+            ocv=8,
+            dcv=8,
+            pd=8,
+            ed=8,
+            stun=40,
+            stun_max=40,
+            body=12,
+            body_max=12,
+            end=40,
+            end_max=40,
+        ),
+    )
 
 
 @pytest.fixture
 def bulwark(campaign, other_player):
     return Character.objects.create(
-        campaign=campaign, name="Bulwark", owner=other_player, system="hero",
-        stats=sheet(spd=3, dex=14, initiative_dex=14, con=25, rec=12, ocv=6, dcv=5, pd=10, ed=10, stun=60,
-                    stun_max=60, body=15, body_max=15, end=50, end_max=50))
+        campaign=campaign,
+        name="Bulwark",
+        owner=other_player,
+        system="hero",
+        stats=sheet(
+            spd=3,
+            dex=14,
+            initiative_dex=14,
+            con=25,
+            rec=12,
+            ocv=6,
+            dcv=5,
+            pd=10,
+            ed=10,
+            stun=60,
+            stun_max=60,
+            body=15,
+            body_max=15,
+            end=50,
+            end_max=50,
+        ),
+    )
 
 
 @pytest.fixture
 def agent(campaign):
     return Character.objects.create(
-        campaign=campaign, name="Agent", kind="npc", system="hero", is_template=True, quantity=2,
-        stats=sheet(spd=4, dex=15, initiative_dex=15, con=13, rec=5, ocv=5, dcv=5, pd=5, ed=5, stun=27, stun_max=27,
-                    body=10, body_max=10, end=26, end_max=26),
-        gm_notes="SECRET-NPC-NOTE: flees when Stunned")
+        campaign=campaign,
+        name="Agent",
+        kind="npc",
+        system="hero",
+        is_template=True,
+        quantity=2,
+        stats=sheet(
+            spd=4,
+            dex=15,
+            initiative_dex=15,
+            con=13,
+            rec=5,
+            ocv=5,
+            dcv=5,
+            pd=5,
+            ed=5,
+            stun=27,
+            stun_max=27,
+            body=10,
+            body_max=10,
+            end=26,
+            end_max=26,
+        ),
+        gm_notes="SECRET-NPC-NOTE: flees when Stunned",
+    )
 
 
 def build(campaign, gm, pcs, npc, quantity=2, hidden=(), extra=(), **settings_):
-    encounter = services.create_encounter(campaign, gm, name="Rooftop", model="hero", pcs=pcs,
-                                          enemies=[(npc, quantity), *extra], settings=settings_, hidden=set(hidden))
+    encounter = services.create_encounter(
+        campaign,
+        gm,
+        name="Rooftop",
+        model="hero",
+        pcs=pcs,
+        enemies=[(npc, quantity), *extra],
+        settings=settings_,
+        hidden=set(hidden),
+    )
     return services.start_encounter(encounter, gm)
 
 
@@ -91,8 +158,11 @@ def version_of(enc) -> int:
 
 def post(client, enc, command, **data):
     post.n = getattr(post, "n", 0) + 1
-    return client.post(reverse("encounter_act", args=[enc.campaign_id, enc.pk]),
-                       {"command": command, "key": f"hp{post.n}", **data}, headers={"HX-Request": "true"})
+    return client.post(
+        reverse("encounter_act", args=[enc.campaign_id, enc.pk]),
+        {"command": command, "key": f"hp{post.n}", **data},
+        headers={"HX-Request": "true"},
+    )
 
 
 def notice(response) -> str:
@@ -140,17 +210,32 @@ def begin(enc, gm):
 
 # --- the builder ------------------------------------------------------------------------------------------------------
 
+
 def test_the_builder_offers_the_hero_settings_and_starts_an_encounter(gm_client, campaign, kestrel, bulwark, agent):
     url = reverse("encounter_create", args=[campaign.pk])
     page = gm_client.get(url, {"model": "hero"}, headers={"HX-Request": "true"}).content.decode()
     assert "cannot be played yet" not in page
-    for label in ("Characters tied on DEX", "SPD 1 characters act in the opening segment 12", "A SPD change mid-turn",
-                  "END for STR", "A held action colliding with another action",
-                  "Players may enter the faces of physical dice"):
+    for label in (
+        "Characters tied on DEX",
+        "SPD 1 characters act in the opening segment 12",
+        "A SPD change mid-turn",
+        "END for STR",
+        "A held action colliding with another action",
+        "Players may enter the faces of physical dice",
+    ):
         assert html.escape(label) in page, label
-    form = {"name": "Rooftop", "model": "hero", "pcs": [kestrel.pk, bulwark.pk], f"npc_{agent.pk}": "2",
-            "setting_dex_ties": "roll", "setting_spd1_opening": "on", "setting_spd_change": "lockout",
-            "setting_str_end": "5", "setting_hold_collision": "roll", "setting_entered_dice": "on"}
+    form = {
+        "name": "Rooftop",
+        "model": "hero",
+        "pcs": [kestrel.pk, bulwark.pk],
+        f"npc_{agent.pk}": "2",
+        "setting_dex_ties": "roll",
+        "setting_spd1_opening": "on",
+        "setting_spd_change": "lockout",
+        "setting_str_end": "5",
+        "setting_hold_collision": "roll",
+        "setting_entered_dice": "on",
+    }
     response = gm_client.post(url, {**form, "setting_str_end": "3"})
     assert response.status_code == 400 and "Select a valid choice" in response.content.decode()
     assert not Encounter.objects.exists()
@@ -167,6 +252,7 @@ def test_the_builder_offers_the_hero_settings_and_starts_an_encounter(gm_client,
 
 # --- the table --------------------------------------------------------------------------------------------------------
 
+
 def test_before_combat_the_gm_opens_segment_12_and_everyone_sees_the_queue(enc, gm, player, kestrel, bulwark, agent):
     page = gm_html(enc)
     assert "Before combat" in page and "Begin combat: segment 12 of turn 1" in page
@@ -174,16 +260,19 @@ def test_before_combat_the_gm_opens_segment_12_and_everyone_sees_the_queue(enc, 
     begin(enc, gm)
     page = text_of(gm_html(enc))
     assert "Turn 1, segment 12" in page and "Kestrel ’s phase" in page
-    assert ("Segment 12, in DEX order Kestrel DEX 23 acting now Agent 1 DEX 15 waiting Agent 2 DEX 15 waiting "
-            "Bulwark DEX 14 waiting") in page
+    assert (
+        "Segment 12, in DEX order Kestrel DEX 23 acting now Agent 1 DEX 15 waiting Agent 2 DEX 15 waiting "
+        "Bulwark DEX 14 waiting"
+    ) in page
     assert "Tied on DEX 15: who goes first?" in page and "Waiting for Kestrel ." in page
     table = text_of(player_html(enc, player))
     assert "Kestrel DEX 23 acting now Agent 1 waiting Agent 2 waiting Bulwark DEX 14 waiting" in table
     assert "Combat begins in segment 12 of turn 1: Kestrel, then Agent 1, then Agent 2, then Bulwark" in table
 
 
-def test_the_speed_chart_strip_shows_phases_and_hides_an_enemys_phases_to_come(enc, gm, player, kestrel, bulwark,
-                                                                              agent):
+def test_the_speed_chart_strip_shows_phases_and_hides_an_enemys_phases_to_come(
+    enc, gm, player, kestrel, bulwark, agent
+):
     begin(enc, gm)
     for actor in (key(kestrel), key(agent, 1), key(agent, 2), key(bulwark)):
         ok(enc, gm, "end_phase", actor=actor)
@@ -196,9 +285,9 @@ def test_the_speed_chart_strip_shows_phases_and_hides_an_enemys_phases_to_come(e
     assert gm_page.count(": phase to come</span>") == 4 + 4 + 4 + 3
     # Players see their own side's phases, and of an enemy only the segment now running.
     assert table.count(": phase to come</span>") == 1 + 1 + 4 + 3
-    agent_row = table[table.index('rowgroup" class="who">Agent 1'):table.index('rowgroup" class="who">Agent 2')]
+    agent_row = table[table.index('rowgroup" class="who">Agent 1') : table.index('rowgroup" class="who">Agent 2')]
     assert "Segment 3: phase to come" in agent_row and "Segment 6: phase to come" not in agent_row
-    kestrel_row = table[table.index('scope="rowgroup" class="who">Kestrel'):]
+    kestrel_row = table[table.index('scope="rowgroup" class="who">Kestrel') :]
     for segment in (3, 6, 9, 12):
         assert f"Segment {segment}: phase to come" in kestrel_row
     assert 'class="now" aria-current="true">3</th>' in table
@@ -207,14 +296,21 @@ def test_the_speed_chart_strip_shows_phases_and_hides_an_enemys_phases_to_come(e
     assert "Segment 3: let the phase go by" in player_html(enc, player)
 
 
-def test_a_whole_phase_from_the_phone_half_actions_then_the_next_in_dex_order(enc, client, gm, player, kestrel,
-                                                                             agent):
+def test_a_whole_phase_from_the_phone_half_actions_then_the_next_in_dex_order(enc, client, gm, player, kestrel, agent):
     begin(enc, gm)
     page = me(enc, player)
     assert 'data-your-turn="1"' in page and "Your phase!" in page and "Your phase." in page  # banner, aria-live
     assert "A full phase action, or two half phase actions" in page
-    for label in ("Roll the attack", "Half phase action", "Full phase action", "Zero phase action",
-                  "Take a Recovery (full phase)", "End my phase", "Hold the action", "Takes no time"):
+    for label in (
+        "Roll the attack",
+        "Half phase action",
+        "Full phase action",
+        "Zero phase action",
+        "Take a Recovery (full phase)",
+        "End my phase",
+        "Hold the action",
+        "Takes no time",
+    ):
         assert label in page, label
     assert "Agent 1: hits on 11 + OCV 8 − their DCV or less" in page  # the Agent's DCV is the GM's
     phone = phone_of(client, player)
@@ -224,8 +320,10 @@ def test_a_whole_phase_from_the_phone_half_actions_then_the_next_in_dex_order(en
     assert "Full phase action" not in page and "Take a Recovery" not in page and "Hold the half phase left" in page
     response = post(phone, enc, "act", actor=key(kestrel), kind="full", text="Run")
     assert notice(response) == "Kestrel has half a phase left: a half phase action or an attack."
-    assert notice(post(phone, enc, "act", actor=key(kestrel), kind="zero", text="Turn on Force Field",
-                       active_points="20")) == ""
+    assert (
+        notice(post(phone, enc, "act", actor=key(kestrel), kind="zero", text="Turn on Force Field", active_points="20"))
+        == ""
+    )
     assert state_of(enc).fighter(key(kestrel)).end == 38  # 20 Active Points: 2 END
     assert notice(post(phone, enc, "act", actor=key(kestrel), kind="half", text="Draw a blaster")) == ""
     page = me(enc, player)
@@ -240,19 +338,29 @@ def test_a_whole_phase_from_the_phone_half_actions_then_the_next_in_dex_order(en
     assert state_of(enc).floor == key(agent, 1)
 
 
-def test_an_attack_from_the_phone_hits_stuns_and_the_stunned_agent_loses_the_phase(enc, gm, player, kestrel,
-                                                                                  agent):
+def test_an_attack_from_the_phone_hits_stuns_and_the_stunned_agent_loses_the_phase(enc, gm, player, kestrel, agent):
     begin(enc, gm)
     # 3 + 4 + 5 = 12 against 11 + 8 − 5 = 14: a hit. 6d6 26 STUN, 8 BODY; PD 5: 21 STUN (> CON 13) and 3 BODY.
-    ok(enc, player, "attack", faces=[3, 4, 5, 6, 6, 5, 4, 3, 2], actor=key(kestrel), target=key(agent, 1), dice=6,
-       against="pd", text="Blaster")
+    ok(
+        enc,
+        player,
+        "attack",
+        faces=[3, 4, 5, 6, 6, 5, 4, 3, 2],
+        actor=key(kestrel),
+        target=key(agent, 1),
+        dice=6,
+        against="pd",
+        text="Blaster",
+    )
     state = state_of(enc)
     a1 = state.fighter(key(agent, 1))
     assert (a1.stun, a1.body, a1.stunned) == (6, 7, False)  # Stunned, then its phase spent recovering
     assert a1.mark(12) == "stunned" and state.floor == key(agent, 2)
     gm_page = gm_html(enc)
-    assert ("Kestrel attacks Agent 1 with Blaster: 12 on 3d6 (needed 14 or less), a hit; 6d6 roll 26 STUN and "
-            "8 BODY, and after 5 defence Agent 1 takes 21 STUN and 3 BODY; Agent 1 is Stunned.") in gm_page
+    assert (
+        "Kestrel attacks Agent 1 with Blaster: 12 on 3d6 (needed 14 or less), a hit; 6d6 roll 26 STUN and "
+        "8 BODY, and after 5 defence Agent 1 takes 21 STUN and 3 BODY; Agent 1 is Stunned."
+    ) in gm_page
     assert "STUN 6/27" in gm_page
     table = player_html(enc, player)
     assert "Kestrel attacks Agent 1 with Blaster: 12 on 3d6, a hit; Agent 1 is Stunned." in table
@@ -266,20 +374,29 @@ def test_a_hit_that_stuns_a_pc_shows_on_the_phone_and_refuses_an_abort(enc, gm, 
     begin(enc, gm)
     ok(enc, player, "end_phase", actor=key(kestrel))
     # Agent 1: 1 + 2 + 3 = 6 against 11 + 5 − 8 = 8; 5d6 of sixes: 30 STUN, 10 BODY; PD 8: 22 STUN (> CON 18), 2 BODY.
-    ok(enc, gm, "attack", faces=[1, 2, 3, 6, 6, 6, 6, 6], actor=key(agent, 1), target=key(kestrel), dice=5,
-       against="pd")
+    ok(
+        enc,
+        gm,
+        "attack",
+        faces=[1, 2, 3, 6, 6, 6, 6, 6],
+        actor=key(agent, 1),
+        target=key(kestrel),
+        dice=5,
+        against="pd",
+    )
     page = me(enc, player)
     assert "STUN <strong>18</strong>/40" in page and "BODY <strong>10</strong>/12" in page
     assert "Stunned" in page and "No abort now: Kestrel is Stunned and cannot abort." in page
     assert "Takes no time" not in page  # a Stunned character takes no actions at all
     table = player_html(enc, player)
-    assert "Agent 1 attacks Kestrel: 6 on 3d6, a hit; 5d6 roll 30 STUN and 10 BODY, and after 8 defence Kestrel " \
-           "takes 22 STUN and 2 BODY; Kestrel is Stunned." in table  # a PC's numbers are the table's
+    assert (
+        "Agent 1 attacks Kestrel: 6 on 3d6, a hit; 5d6 roll 30 STUN and 10 BODY, and after 8 defence Kestrel "
+        "takes 22 STUN and 2 BODY; Kestrel is Stunned." in table
+    )  # a PC's numbers are the table's
     assert "needed" not in table
 
 
-def test_an_abort_from_the_phone_costs_the_next_phase(enc, client, gm, player, other_player, kestrel, bulwark,
-                                                      agent):
+def test_an_abort_from_the_phone_costs_the_next_phase(enc, client, gm, player, other_player, kestrel, bulwark, agent):
     begin(enc, gm)
     page = me(enc, other_player)
     assert "Aborting gives up your next phase (segment 12 of turn 1)." in page
@@ -293,10 +410,10 @@ def test_an_abort_from_the_phone_costs_the_next_phase(enc, client, gm, player, o
     page = me(enc, other_player)
     assert "aborted: the next phase is spent" in page and "Abort to a defence" not in page
     assert "No abort now: Bulwark has already acted in this segment." in page
-    assert ("Bulwark aborts to Dodge, giving up the next phase (segment 12 of turn 1)."
-            in player_html(enc, player))
+    assert "Bulwark aborts to Dodge, giving up the next phase (segment 12 of turn 1)." in player_html(enc, player)
     assert notice(post(phone, enc, "abort", actor=key(bulwark), action="attack")) == (
-        "Abort to Dodge, Block, Dive for Cover or activating a defence; the GM allows anything else.")
+        "Abort to Dodge, Block, Dive for Cover or activating a defence; the GM allows anything else."
+    )
     for actor in (key(kestrel), key(agent, 1), key(agent, 2)):
         ok(enc, gm, "end_phase", actor=actor)
     state = state_of(enc)
@@ -363,7 +480,8 @@ def test_the_gm_changes_spd_recoveries_and_pools(enc, gm, gm_client, player, kes
     assert notice(post(gm_client, enc, "set_no_recovery", target=key(kestrel), excluded="1")) == ""
     assert "no free recoveries" in me(enc, player)
     assert notice(post(gm_client, enc, "adjust_pools", target=key(kestrel), stun="0")) == (
-        "That changes nothing for Kestrel.")
+        "That changes nothing for Kestrel."
+    )
 
 
 def test_physical_dice_when_the_gm_allows_them(campaign, client, gm, player, kestrel, bulwark, agent):
@@ -371,18 +489,46 @@ def test_physical_dice_when_the_gm_allows_them(campaign, client, gm, player, kes
     begin(enc, gm)
     phone = phone_of(client, player)
     assert "Physical dice (optional): the attack roll’s three faces" in me(enc, player)
-    response = post(phone, enc, "attack", actor=key(kestrel), target=key(agent, 1), dice="2", against="pd",
-                    entered="1 2", damage_entered="")
+    response = post(
+        phone,
+        enc,
+        "attack",
+        actor=key(kestrel),
+        target=key(agent, 1),
+        dice="2",
+        against="pd",
+        entered="1 2",
+        damage_entered="",
+    )
     assert notice(response) == "Enter the three dice of the attack roll."
-    response = post(phone, enc, "attack", actor=key(kestrel), target=key(agent, 1), dice="2", against="pd",
-                    entered="1 2 7")
+    response = post(
+        phone, enc, "attack", actor=key(kestrel), target=key(agent, 1), dice="2", against="pd", entered="1 2 7"
+    )
     assert notice(response) == "Each die of the attack roll shows a face from 1 to 6."
-    response = post(phone, enc, "attack", actor=key(kestrel), target=key(agent, 1), dice="2", against="pd",
-                    entered="2 2 2", damage_entered="6")
+    response = post(
+        phone,
+        enc,
+        "attack",
+        actor=key(kestrel),
+        target=key(agent, 1),
+        dice="2",
+        against="pd",
+        entered="2 2 2",
+        damage_entered="6",
+    )
     assert notice(response) == "The damage is 2d6: enter 2 dice or none."
     assert not EncounterEvent.objects.filter(encounter=enc, payload__kind="attacked").exists()
-    response = post(phone, enc, "attack", actor=key(kestrel), target=key(agent, 1), dice="2", against="pd",
-                    entered="2 2 2", damage_entered="6 6")
+    response = post(
+        phone,
+        enc,
+        "attack",
+        actor=key(kestrel),
+        target=key(agent, 1),
+        dice="2",
+        against="pd",
+        entered="2 2 2",
+        damage_entered="6 6",
+    )
     assert notice(response) == ""
     assert "Kestrel attacks Agent 1: 6 on 3d6 (physical dice), a hit" in player_html(enc, player)
     assert "2d6 (physical dice) roll 12 STUN and 4 BODY" in gm_html(enc)
@@ -392,23 +538,26 @@ def test_physical_dice_when_the_gm_allows_them(campaign, client, gm, player, kes
 def test_physical_dice_are_refused_when_the_server_rolls(enc, client, gm, player, kestrel, agent):
     begin(enc, gm)
     assert "Physical dice" not in me(enc, player)
-    response = post(phone_of(client, player), enc, "attack", actor=key(kestrel), target=key(agent, 1), dice="2",
-                    entered="6 6 6")
+    response = post(
+        phone_of(client, player), enc, "attack", actor=key(kestrel), target=key(agent, 1), dice="2", entered="6 6 6"
+    )
     assert notice(response) == "The GM has the server roll the dice in this encounter."
     assert version_of(enc) == 1
 
 
-@pytest.mark.parametrize("fields,sentence", [
-    ({"dice": "lots"}, "Dice must be a whole number."),
-    ({"dice": "31"}, "Damage must be from 0 to 30 dice."),
-    ({"against": "mental"}, "Choose physical (PD) or energy (ED) defence, or none."),
-    ({"ocv_mod": "99"}, "OCV and DCV modifiers must be from -30 to 30."),
-    ({"active_points": "-5"}, "Active Points must be from 0 to 1000."),
-    ({"active_points": "900"}, "Kestrel has 40 END and this costs 90."),
-    ({"target": "npc999999-1"}, "That combatant is not in this encounter."),
-])
-def test_bad_attack_input_is_a_sentence_and_changes_nothing(enc, client, gm, player, kestrel, agent, fields,
-                                                            sentence):
+@pytest.mark.parametrize(
+    "fields,sentence",
+    [
+        ({"dice": "lots"}, "Dice must be a whole number."),
+        ({"dice": "31"}, "Damage must be from 0 to 30 dice."),
+        ({"against": "mental"}, "Choose physical (PD) or energy (ED) defence, or none."),
+        ({"ocv_mod": "99"}, "OCV and DCV modifiers must be from -30 to 30."),
+        ({"active_points": "-5"}, "Active Points must be from 0 to 1000."),
+        ({"active_points": "900"}, "Kestrel has 40 END and this costs 90."),
+        ({"target": "npc999999-1"}, "That combatant is not in this encounter."),
+    ],
+)
+def test_bad_attack_input_is_a_sentence_and_changes_nothing(enc, client, gm, player, kestrel, agent, fields, sentence):
     begin(enc, gm)
     version = version_of(enc)
     data = {"actor": key(kestrel), "target": key(agent, 1), "dice": "4", "against": "pd", **fields}
@@ -419,9 +568,15 @@ def test_bad_attack_input_is_a_sentence_and_changes_nothing(enc, client, gm, pla
 
 # --- permissions ------------------------------------------------------------------------------------------------------
 
-GM_ONLY = [("next_segment", {}), ("order_ties", {"order": "A1,A2"}), ("abort_other", {"actor": "K", "text": "run"}),
-           ("contest_hold", {"holder": "K"}), ("change_spd", {"target": "K", "spd": "6"}),
-           ("set_no_recovery", {"target": "K"}), ("adjust_pools", {"target": "K", "stun": "5"})]
+GM_ONLY = [
+    ("next_segment", {}),
+    ("order_ties", {"order": "A1,A2"}),
+    ("abort_other", {"actor": "K", "text": "run"}),
+    ("contest_hold", {"holder": "K"}),
+    ("change_spd", {"target": "K", "spd": "6"}),
+    ("set_no_recovery", {"target": "K"}),
+    ("adjust_pools", {"target": "K", "stun": "5"}),
+]
 
 
 @pytest.mark.parametrize("name,data", GM_ONLY)
@@ -434,15 +589,18 @@ def test_players_cannot_issue_gm_commands(enc, client, gm, player, kestrel, agen
     assert version_of(enc) == version
 
 
-def test_players_act_only_for_their_own_characters_and_never_undo_or_end(enc, client, gm, player, other_player,
-                                                                         kestrel, bulwark, agent):
+def test_players_act_only_for_their_own_characters_and_never_undo_or_end(
+    enc, client, gm, player, other_player, kestrel, bulwark, agent
+):
     begin(enc, gm)
     version = version_of(enc)
     phone = phone_of(client, other_player)
     assert notice(post(phone, enc, "act", actor=key(kestrel), kind="half")) == (
-        "You can act only for your own character.")
+        "You can act only for your own character."
+    )
     assert notice(post(phone, enc, "attack", actor=key(agent, 1), target=key(bulwark), dice="3")) == (
-        "You can act only for your own character.")
+        "You can act only for your own character."
+    )
     assert notice(post(phone, enc, "undo")) == "Only the GM can undo."
     assert notice(post(phone, enc, "end_encounter")) == "Only the GM can end the encounter."
     assert notice(post(phone, enc, "act", actor=key(bulwark), kind="half")) == "It is not Bulwark's phase."
@@ -451,8 +609,14 @@ def test_players_act_only_for_their_own_characters_and_never_undo_or_end(enc, cl
 
 
 def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_player, kestrel, bulwark, agent):
-    sniper = Character.objects.create(campaign=campaign, name="SECRET Sniper", kind="npc", system="hero",
-                                      stats=sheet(spd=4, dex=18, initiative_dex=18, ocv=9), gm_notes="SECRET note")
+    sniper = Character.objects.create(
+        campaign=campaign,
+        name="SECRET Sniper",
+        kind="npc",
+        system="hero",
+        stats=sheet(spd=4, dex=18, initiative_dex=18, ocv=9),
+        gm_notes="SECRET note",
+    )
     enc = build(campaign, gm, [kestrel, bulwark], agent, hidden={sniper.pk}, extra=[(sniper, 1)])
     sn = f"npc{sniper.pk}-1"
     seen = []
@@ -472,8 +636,17 @@ def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_pla
     check()
     assert state_of(enc).floor == sn
     assert "<strong>someone unseen</strong>’s phase" in player_html(enc, player)
-    ok(enc, gm, "attack", faces=[2, 2, 2, 6, 6, 6], actor=sn, target=key(bulwark), dice=3, against="pd",
-       text="SECRET rifle")
+    ok(
+        enc,
+        gm,
+        "attack",
+        faces=[2, 2, 2, 6, 6, 6],
+        actor=sn,
+        target=key(bulwark),
+        dice=3,
+        against="pd",
+        text="SECRET rifle",
+    )
     check()
     assert "Someone unseen attacks Bulwark" in player_html(enc, player)
     ok(enc, gm, "adjust_pools", target=key(agent, 2), stun=-3)
@@ -484,6 +657,7 @@ def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_pla
 
 
 # --- the end, the write-back and the review ---------------------------------------------------------------------------
+
 
 def test_undo_and_end_write_back_stun_body_and_end(enc, gm, player, kestrel, bulwark, agent):
     begin(enc, gm)
@@ -514,8 +688,12 @@ def test_the_end_page_says_what_persists(enc, gm_client):
 def fought(enc, gm, player, other_player, kestrel, bulwark, agent):
     begin(enc, gm)
     steps = [
-        (player, "attack", {"actor": key(kestrel), "target": key(agent, 1), "dice": 6, "against": "pd"},
-         [3, 4, 5, 6, 6, 5, 4, 3, 2]),  # a hit: 21 STUN and 3 BODY on Agent 1, who is Stunned
+        (
+            player,
+            "attack",
+            {"actor": key(kestrel), "target": key(agent, 1), "dice": 6, "against": "pd"},
+            [3, 4, 5, 6, 6, 5, 4, 3, 2],
+        ),  # a hit: 21 STUN and 3 BODY on Agent 1, who is Stunned
         (gm, "attack", {"actor": key(agent, 2), "target": key(bulwark), "dice": 3, "against": "pd"}, [6, 6, 6]),
         (other_player, "take_recovery", {"actor": key(bulwark)}, []),
         (gm, "next_segment", {}, []),
@@ -556,8 +734,10 @@ def test_the_review_page_and_exports_of_a_hero_encounter(fought, client, gm, pla
 
 # --- queries ----------------------------------------------------------------------------------------------------------
 
-def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, player, kestrel, bulwark, agent,
-                                                        django_capture_on_commit_callbacks):
+
+def test_queries_per_action_do_not_grow_with_combatants(
+    client, campaign, gm, player, kestrel, bulwark, agent, django_capture_on_commit_callbacks
+):
     def queries_for(quantity):
         encounter = build(campaign, gm, [kestrel, bulwark], agent, quantity=quantity)
         begin(encounter, gm)
@@ -579,10 +759,11 @@ def test_queries_per_action_do_not_grow_with_combatants(client, campaign, gm, pl
 
 # --- the websocket ----------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.django_db(transaction=True)
-async def test_the_websocket_brings_each_phone_its_phase_and_never_a_gm_fact(campaign, gm, player, other_player,
-                                                                              kestrel, bulwark, agent, sockets,
-                                                                              close_db_connections):
+async def test_the_websocket_brings_each_phone_its_phase_and_never_a_gm_fact(
+    campaign, gm, player, other_player, kestrel, bulwark, agent, sockets, close_db_connections
+):
     from tests.combat.test_consumers import act as ws_act
     from tests.combat.test_consumers import receive, receive_update
 
@@ -611,9 +792,12 @@ async def test_the_websocket_brings_each_phone_its_phase_and_never_a_gm_fact(cam
     gm_frame, k_html, b_html = await step(gm, "next_segment", {})
     assert 'data-your-turn="1"' in k_html and "Your phase!" in k_html
     assert 'data-your-turn="0"' in b_html and "Abort to a defence" in b_html
-    gm_frame, k_html, b_html = await step(player, "attack", {"actor": key(kestrel), "target": key(agent, 1),
-                                                             "dice": 6, "against": "pd"},
-                                          [3, 4, 5, 6, 6, 5, 4, 3, 2])
+    gm_frame, k_html, b_html = await step(
+        player,
+        "attack",
+        {"actor": key(kestrel), "target": key(agent, 1), "dice": 6, "against": "pd"},
+        [3, 4, 5, 6, 6, 5, 4, 3, 2],
+    )
     assert "STUN 6/27" in gm_frame and "Agent 1 is Stunned" in k_html
     gm_frame, k_html, b_html = await step(other_player, "abort", {"actor": key(bulwark), "action": "block"})
     assert "Bulwark aborts to Block" in k_html and "aborted: the next phase is spent" in b_html

@@ -15,8 +15,13 @@ ANA, BO = 1, 2  # the players' user ids
 def test_the_players_types_have_no_gm_only_field_and_the_gms_table_adds_them():
     assert gm_only_fields(table.PlayersTable) == []
     assert gm_only_fields(table.HeroPrivate) == []
-    assert {"GmTable.rows", "GmTable.rows > GmRow.unseen", "GmTable.queue", "GmTable.panel",
-            "GmTable.floor_name"} <= set(gm_only_fields(table.GmTable))
+    assert {
+        "GmTable.rows",
+        "GmTable.rows > GmRow.unseen",
+        "GmTable.queue",
+        "GmTable.panel",
+        "GmTable.floor_name",
+    } <= set(gm_only_fields(table.GmTable))
 
 
 def test_in_every_state_of_the_stored_fights_no_player_view_carries_a_gm_only_field():
@@ -45,7 +50,9 @@ def test_a_seen_enemys_numbers_stay_off_the_players_chart_and_out_of_a_phones_to
     assert players.queue[-1].dex is None and players.queue[0].dex == 18
     ana = table.private_view(None, ANA_ACTS, ANA)
     assert ana.your_turn and [(t.key, t.hint) for t in ana.mine[0].targets] == [
-        ("bo", "hits on 13 or less"), ("ogre", "hits on 11 + OCV 7 − their DCV or less")]
+        ("bo", "hits on 13 or less"),
+        ("ogre", "hits on 11 + OCV 7 − their DCV or less"),
+    ]
     assert not table.private_view(None, ANA_ACTS, BO).your_turn
     gm_ogre = table.public_view(None, ANA_ACTS, gm=True).rows[2]
     assert (gm_ogre.key, gm_ogre.numbers) == ("ogre", True) and gm_ogre.spd is not None

@@ -20,8 +20,15 @@ def ambush(campaign, gm, pc, other_pc, npc):
     from campaigns.models import Character
 
     sniper = Character.objects.create(campaign=campaign, name="Hidden Sniper", kind="npc", system="burn_bryte")
-    encounter = services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc, other_pc],
-                                          enemies=[(npc, 1), (sniper, 1)], hidden={sniper.pk})
+    encounter = services.create_encounter(
+        campaign,
+        gm,
+        name="Ambush",
+        model="burn_bryte",
+        pcs=[pc, other_pc],
+        enemies=[(npc, 1), (sniper, 1)],
+        hidden={sniper.pk},
+    )
     encounter = services.start_encounter(encounter, gm)
     encounter.sniper = f"npc{sniper.pk}-1"
     return encounter
@@ -30,8 +37,9 @@ def ambush(campaign, gm, pc, other_pc, npc):
 def act(user, encounter, **form):
     client = Client()
     client.force_login(user)
-    return client.post(reverse("encounter_act", args=[encounter.campaign_id, encounter.pk]), form,
-                       headers={"HX-Request": "true"})
+    return client.post(
+        reverse("encounter_act", args=[encounter.campaign_id, encounter.pk]), form, headers={"HX-Request": "true"}
+    )
 
 
 def notice(response) -> str:
@@ -44,6 +52,7 @@ def events(encounter):
 
 
 # --- keys ---------------------------------------------------------------------------------------------------------
+
 
 def test_a_player_replaying_a_guessed_gm_form_learns_nothing_whether_the_gm_sent_it(ambush, gm, player):
     form = {"command": "adjust_health", "key": f"{ambush.pk}-0-health", "target": ambush.sniper, "change": "-1"}
@@ -63,8 +72,9 @@ def test_a_player_guessing_an_enemys_id_gets_the_same_answer_as_for_an_id_that_d
 
 def test_two_players_sending_the_same_key_each_act_once(ambush, gm, player, other_player, pc, other_pc, npc):
     for n, enemy in enumerate((f"npc{npc.pk}-1", ambush.sniper)):
-        assert services.submit(ambush.pk, gm, "declare", {"enemy": enemy, "target": f"pc{pc.pk}", "text": "aim"},
-                               f"d{n}").ok
+        assert services.submit(
+            ambush.pk, gm, "declare", {"enemy": enemy, "target": f"pc{pc.pk}", "text": "aim"}, f"d{n}"
+        ).ok
     assert services.submit(ambush.pk, gm, "start_players", {}, "go").ok
     first = services.submit(ambush.pk, player, "claim_turn", {"actor": f"pc{pc.pk}"}, "same-key")
     services.submit(ambush.pk, player, "end_turn", {"actor": f"pc{pc.pk}"}, "end")
@@ -85,6 +95,7 @@ def test_form_keys_cannot_be_guessed_from_the_table(ambush, gm):
 
 # --- what players never learn ------------------------------------------------------------------------------------
 
+
 def players_table(encounter):
     encounter.refresh_from_db()
     return fragments.Renderer(encounter, store.load_state(encounter)).for_players()
@@ -95,7 +106,8 @@ def version_of(html) -> int:
 
 
 def test_an_action_hidden_from_players_sends_them_no_frame_and_leaves_their_version(
-        ambush, gm, npc, broadcasts, django_capture_on_commit_callbacks):
+    ambush, gm, npc, broadcasts, django_capture_on_commit_callbacks
+):
     before = version_of(players_table(ambush))
     with django_capture_on_commit_callbacks(execute=True):
         assert services.submit(ambush.pk, gm, "spend_collapse", {"enemy": ambush.sniper, "note": "aim"}, "c").ok
@@ -107,8 +119,9 @@ def test_an_action_hidden_from_players_sends_them_no_frame_and_leaves_their_vers
     assert f"enc-{ambush.pk}-players" in [group for group, _ in broadcasts]
 
 
-def test_undoing_an_entry_hidden_from_players_is_hidden_from_them_too(ambush, gm, player, broadcasts,
-                                                                        django_capture_on_commit_callbacks):
+def test_undoing_an_entry_hidden_from_players_is_hidden_from_them_too(
+    ambush, gm, player, broadcasts, django_capture_on_commit_callbacks
+):
     services.submit(ambush.pk, gm, "spend_collapse", {"enemy": ambush.sniper, "note": "aim"}, "c")
     before = players_table(ambush)
     with django_capture_on_commit_callbacks(execute=True):
@@ -129,8 +142,9 @@ def test_undoing_an_entry_players_read_is_told_to_them(ambush, gm, pc):
 
 
 def test_players_judge_the_fight_by_the_enemies_they_know_of(ambush, gm, player, npc):
-    services.submit(ambush.pk, gm, "adjust_health", {"target": f"npc{npc.pk}-1", "change": -9}, "down",
-                    dice=ScriptedDice(()))
+    services.submit(
+        ambush.pk, gm, "adjust_health", {"target": f"npc{npc.pk}-1", "change": -9}, "down", dice=ScriptedDice(())
+    )
     ambush.refresh_from_db()
     assert ambush.outcome_for(gm=True) == "In progress"  # the sniper still stands
     assert ambush.outcome_for(gm=False) == "In progress (victory)"  # every enemy the party knows of is down
@@ -146,12 +160,14 @@ def test_a_players_export_numbers_their_entries_without_the_gaps_hidden_ones_wou
 
     from combat import exports
 
-    steps = [("spend_collapse", {"enemy": ambush.sniper, "note": "aim"}),  # the GM's alone
-             ("adjust_health", {"target": f"pc{pc.pk}", "change": -1}),
-             ("adjust_health", {"target": ambush.sniper, "change": -1}),  # the unseen sniper: hidden
-             ("undo", {}),  # takes back the hidden entry: hidden too
-             ("adjust_health", {"target": f"npc{npc.pk}-1", "change": -1}),
-             ("undo", {})]  # takes back an entry players read
+    steps = [
+        ("spend_collapse", {"enemy": ambush.sniper, "note": "aim"}),  # the GM's alone
+        ("adjust_health", {"target": f"pc{pc.pk}", "change": -1}),
+        ("adjust_health", {"target": ambush.sniper, "change": -1}),  # the unseen sniper: hidden
+        ("undo", {}),  # takes back the hidden entry: hidden too
+        ("adjust_health", {"target": f"npc{npc.pk}-1", "change": -1}),
+        ("undo", {}),
+    ]  # takes back an entry players read
     for n, (name, data) in enumerate(steps):
         assert services.submit(ambush.pk, gm, name, data, f"s{n}").ok, name
     ambush.refresh_from_db()

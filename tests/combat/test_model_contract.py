@@ -44,6 +44,7 @@ TOY_TEMPLATES = Path(__file__).parent / "toy_model" / "templates"
 
 # --- the checks, one function each, run on every registered model and on the toy model ------------------------------
 
+
 def _members(protocol: type) -> set[str]:
     """The names a protocol declares (typing.get_protocol_members, but Python 3.12 has not got it)."""
     return {name for name in vars(protocol) if not name.startswith("_")}
@@ -59,10 +60,10 @@ def check_engine(engine) -> None:
         assert hasattr(engine, name), f"the engine has no {name}"
     for name in ("decide", "evolve", "describe", "fighter_from_sheet", "write_back", "outcome"):
         wanted, given = _parameters(getattr(Engine, name)), _parameters(getattr(engine, name))
-        assert [p.name for p in given[:len(wanted)]] == [p.name for p in wanted], name
-        given_defaults = [g.default is not g.empty for g in given[:len(wanted)]]
+        assert [p.name for p in given[: len(wanted)]] == [p.name for p in wanted], name
+        given_defaults = [g.default is not g.empty for g in given[: len(wanted)]]
         assert all(has for w, has in zip(wanted, given_defaults, strict=True) if w.default is not w.empty), name
-        assert all(p.default is not p.empty for p in given[len(wanted):]), f"{name} takes more than Fray gives"
+        assert all(p.default is not p.empty for p in given[len(wanted) :]), f"{name} takes more than Fray gives"
     assert callable(engine.initial_state)
     state = engine.State
     assert dataclasses.is_dataclass(state) and state.__dataclass_params__.frozen
@@ -199,7 +200,8 @@ def test_the_template_check_catches_a_command_the_model_does_not_have(tmp_path, 
     (tmp_path / "combat" / "broken" / "fragments.html").write_text(
         '<input type="hidden" name="command" value="fly">\n'
         '{% include "combat/act_button.html" with command="teleport" label="Go" %}\n'
-        '<input name="command" value="{{ m.command }}">')
+        '<input name="command" value="{{ m.command }}">'
+    )
     settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path, *settings.TEMPLATES[0]["DIRS"]]}]
     commands, problems = posted_commands("combat/broken/fragments.html")
     assert commands == {"fly", "teleport"}
@@ -224,13 +226,16 @@ def _toy_with(**changes):
     return types.SimpleNamespace(**{k: v for k, v in names.items() if v is not None})
 
 
-@pytest.mark.parametrize("check, engine, message", [
-    (check_engine, _toy_with(outcome=None), "the engine has no outcome"),
-    (check_engine, _toy_with(decide=lambda state, order, dice: []), "decide"),
-    (check_engine, _toy_with(describe=lambda state, event, gm: ""), "describe"),
-    (check_commands_and_events, _toy_with(COMMANDS=(*toy_rules.COMMANDS, Shout)), "Shout: who='anyone'"),
-    (check_commands_and_events, _toy_with(EVENTS=(*toy_rules.EVENTS, Echo)), "turn_passed"),
-])
+@pytest.mark.parametrize(
+    "check, engine, message",
+    [
+        (check_engine, _toy_with(outcome=None), "the engine has no outcome"),
+        (check_engine, _toy_with(decide=lambda state, order, dice: []), "decide"),
+        (check_engine, _toy_with(describe=lambda state, event, gm: ""), "describe"),
+        (check_commands_and_events, _toy_with(COMMANDS=(*toy_rules.COMMANDS, Shout)), "Shout: who='anyone'"),
+        (check_commands_and_events, _toy_with(EVENTS=(*toy_rules.EVENTS, Echo)), "turn_passed"),
+    ],
+)
 def test_the_checks_catch_a_model_that_breaks_the_contract(check, engine, message):
     with pytest.raises(AssertionError, match=re.escape(message)):
         check(engine)
@@ -238,8 +243,15 @@ def test_the_checks_catch_a_model_that_breaks_the_contract(check, engine, messag
 
 # --- the toy model: added from the test folder, registered only while a test runs -----------------------------------
 
-TOY = registry.CombatModel("toy", "Toy tracker", "Highest initiative first.", toy_rules.STATS, toy_rules.SUMMARY,
-                           toy_rules, "tests.combat.toy_model.table.ToyTable")
+TOY = registry.CombatModel(
+    "toy",
+    "Toy tracker",
+    "Highest initiative first.",
+    toy_rules.STATS,
+    toy_rules.SUMMARY,
+    toy_rules,
+    "tests.combat.toy_model.table.ToyTable",
+)
 
 
 @pytest.fixture
@@ -266,9 +278,18 @@ def test_the_forms_offer_a_registered_model_and_refuse_it_once_it_is_gone(toy, c
     client.force_login(gm)
     builder = client.get(reverse("encounter_create", args=[campaign.pk]), {"model": "toy"}).content.decode()
     assert '<option value="toy" selected>Toy tracker</option>' in builder and "Initiative die" in builder
-    created = client.post(reverse("character_create", args=[campaign.pk]),
-                          {"name": "Pip", "system": "toy", "kind": "pc", "quantity": "1", "s_health": "4",
-                           "s_health_max": "6", "s_initiative_mod": "2"})
+    created = client.post(
+        reverse("character_create", args=[campaign.pk]),
+        {
+            "name": "Pip",
+            "system": "toy",
+            "kind": "pc",
+            "quantity": "1",
+            "s_health": "4",
+            "s_health_max": "6",
+            "s_initiative_mod": "2",
+        },
+    )
     assert created.status_code == 302
     assert Character.objects.get(name="Pip").full_stats() == {"health": 4, "health_max": 6, "initiative_mod": 2}
     registry.unregister("toy")
@@ -280,16 +301,27 @@ def test_the_forms_offer_a_registered_model_and_refuse_it_once_it_is_gone(toy, c
 
 
 def toy_characters(campaign, player):
-    pc = Character.objects.create(campaign=campaign, name="Pip", owner=player, system="toy",
-                                  stats={"health": 6, "health_max": 6, "initiative_mod": 2})
-    npc = Character.objects.create(campaign=campaign, name="Grub", kind="npc", system="toy",
-                                   stats={"health": 7, "health_max": 9, "initiative_mod": 5})
+    pc = Character.objects.create(
+        campaign=campaign,
+        name="Pip",
+        owner=player,
+        system="toy",
+        stats={"health": 6, "health_max": 6, "initiative_mod": 2},
+    )
+    npc = Character.objects.create(
+        campaign=campaign,
+        name="Grub",
+        kind="npc",
+        system="toy",
+        stats={"health": 7, "health_max": 9, "initiative_mod": 5},
+    )
     return pc, npc
 
 
 def toy_encounter(campaign, gm, pc, npc) -> Encounter:
-    encounter = services.create_encounter(campaign, gm, name="Toy fight", model="toy", pcs=[pc], enemies=[(npc, 1)],
-                                          settings={"die": "10"})
+    encounter = services.create_encounter(
+        campaign, gm, name="Toy fight", model="toy", pcs=[pc], enemies=[(npc, 1)], settings={"die": "10"}
+    )
     services.start_encounter(encounter, gm)
     encounter.refresh_from_db()
     return encounter
@@ -308,9 +340,11 @@ def test_the_toy_model_plays_through_the_services_and_renders_each_audience(toy,
     refused = act(player, encounter, "next_turn", {"actor": pip}, "k3")
     assert (refused.ok, refused.error) == (False, "It is not your turn.")
     assert act(other_player, encounter, "next_turn", {"actor": pip}, "k4").error == (
-        "You can act only for your own character.")
+        "You can act only for your own character."
+    )
     assert act(player, encounter, "adjust_health", {"target": pip, "change": 5}, "k5").error == (
-        "Only the GM can do that.")
+        "Only the GM can do that."
+    )
     assert act(gm, encounter, "next_turn", {}, "k6").ok  # Grub's turn passes to Pip
     encounter.refresh_from_db()
 
@@ -331,8 +365,11 @@ def test_the_toy_model_plays_through_the_services_and_renders_each_audience(toy,
     assert pc.stats["health"] == 4
     encounter.refresh_from_db()
     log = review.build(encounter, is_gm=False)  # a model without a review module: the timeline only
-    assert [e.text for e in log.entries][-3:] == ["Grub's turn (round 2).", "Pip is at 4 health.",
-                                                  "The GM ended the encounter."]
+    assert [e.text for e in log.entries][-3:] == [
+        "Grub's turn (round 2).",
+        "Pip is at 4 health.",
+        "The GM ended the encounter.",
+    ]
     assert "Grub is at" not in " ".join(e.text for e in log.entries)
 
 

@@ -20,8 +20,9 @@ def fought(campaign, gm, player, pc, npc):
     pc.save()
     npc.stats = {**npc.full_stats(), "health": 2, "health_max": 2}
     npc.save()
-    enc = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    enc = services.start_encounter(
+        services.create_encounter(campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm
+    )
     L, N = f"pc{pc.pk}", f"npc{npc.pk}-1"
     steps = [
         (gm, "declare", {"enemy": N, "target": L, "text": "claw"}, ()),
@@ -100,11 +101,13 @@ def test_player_cannot_reveal(fought, client, player):
 
 def test_filters_by_character_and_kind(fought, gm_client, pc):
     url = reverse("encounter_log", args=[fought.campaign_id, fought.pk])
-    body = gm_client.get(url, {"kind": "skill_rolled", "part": "timeline"}, headers={"HX-Request": "true"}).content.decode()
+    body = gm_client.get(
+        url, {"kind": "skill_rolled", "part": "timeline"}, headers={"HX-Request": "true"}
+    ).content.decode()
     assert "<html" not in body and body.count("<li") == 3 and "declares" not in body
     body = gm_client.get(url, {"fighter": f"pc{pc.pk}"}).content.decode()
     assert "Luwe rolls Knowledge" in body
-    timeline = body[body.index('id="timeline"'):]
+    timeline = body[body.index('id="timeline"') :]
     assert "Nivick declares" not in timeline
     # Unknown filter values are ignored rather than failing.
     assert gm_client.get(url, {"fighter": "nobody", "kind": "<script>"}).status_code == 200
@@ -116,6 +119,7 @@ def test_outsiders_get_404(fought, client, outsider):
 
 
 # --- unseen enemies: never on a player's log page nor in a player's export -----------------------------------------
+
 
 def _player_and_gm_views(encounter, client, player, gm):
     """(player's log page, GM's log page, [player's export in every format], GM's JSON export)."""
@@ -138,8 +142,8 @@ def _assert_unseen(name, encounter, client, player, gm, seen_name):
     player_page, gm_page, player_exports, gm_json = _player_and_gm_views(encounter, client, player, gm)
     assert seen_name in player_page  # the visible enemy is named: the page is not simply empty
     assert name not in player_page
-    summary = gm_page[gm_page.index('id="sum-h"'):gm_page.index('id="charts-h"')]
-    character_filter = gm_page[gm_page.index('id="f-fighter"'):gm_page.index('id="f-kind"')]
+    summary = gm_page[gm_page.index('id="sum-h"') : gm_page.index('id="charts-h"')]
+    character_filter = gm_page[gm_page.index('id="f-fighter"') : gm_page.index('id="f-kind"')]
     assert name in summary and name in character_filter  # the GM still sees everyone
     for fmt, text in player_exports:
         assert name not in text, fmt
@@ -155,9 +159,12 @@ def grell(campaign):
 
 
 def test_burn_bryte_players_never_see_an_unseen_enemy(campaign, gm, player, pc, npc, grell, client):
-    enc = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1), (grell, 1)],
-        hidden={npc.pk}), gm)
+    enc = services.start_encounter(
+        services.create_encounter(
+            campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1), (grell, 1)], hidden={npc.pk}
+        ),
+        gm,
+    )
     L, N, G = f"pc{pc.pk}", f"npc{npc.pk}-1", f"npc{grell.pk}-1"
     steps = [
         (gm, "declare", {"enemy": N, "target": L, "text": "ambush"}, ()),
@@ -188,25 +195,38 @@ def test_a_players_charts_add_up_only_the_entries_the_player_can_read(campaign, 
     player's charts too: counting them would tell the players that something happened."""
     from combat.rules import burn_bryte as bb
 
-    enc = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    enc = services.start_encounter(
+        services.create_encounter(campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm
+    )
     L, N = f"pc{pc.pk}", f"npc{npc.pk}-1"
-    for i, (user, name, data, dice) in enumerate([
-        (gm, "declare", {"enemy": N, "target": L, "text": "ambush"}, ()),
-        (gm, "start_players", {}, ()),
-        (player, "claim_turn", {"actor": L}, ()),
-        (player, "skill_roll", {"actor": L, "skill": "Melee", "intent": "attack", "target": N, "damage": 2}, (4, 1)),
-        (player, "end_turn", {"actor": L}, ()),
-        (gm, "start_enemies", {}, ()),
-        (gm, "resolve", {"declaration": 1, "outcome": "hit", "damage": 1}, ()),
-    ]):
+    for i, (user, name, data, dice) in enumerate(
+        [
+            (gm, "declare", {"enemy": N, "target": L, "text": "ambush"}, ()),
+            (gm, "start_players", {}, ()),
+            (player, "claim_turn", {"actor": L}, ()),
+            (
+                player,
+                "skill_roll",
+                {"actor": L, "skill": "Melee", "intent": "attack", "target": N, "damage": 2},
+                (4, 1),
+            ),
+            (player, "end_turn", {"actor": L}, ()),
+            (gm, "start_enemies", {}, ()),
+            (gm, "resolve", {"declaration": 1, "outcome": "hit", "damage": 1}, ()),
+        ]
+    ):
         assert services.submit(enc.pk, user, name, data, f"c{i}", dice=ScriptedDice(dice)).ok
     enc.refresh_from_db()
     before = review.build(enc, is_gm=False)
     assert before.damage_by_round == {1: 3} and before.faces == {4: {4: 1, 1: 1}}
     worded = bb.describe
-    monkeypatch.setattr(bb, "describe", lambda state, event, gm=True: (
-        None if not gm and event.kind in ("skill_rolled", "resolved") else worded(state, event, gm)))
+    monkeypatch.setattr(
+        bb,
+        "describe",
+        lambda state, event, gm=True: (
+            None if not gm and event.kind in ("skill_rolled", "resolved") else worded(state, event, gm)
+        ),
+    )
     hidden = review.build(enc, is_gm=False)
     assert not any(e.kind in ("skill_rolled", "resolved") for e in hidden.entries)
     assert hidden.damage_by_round == {} and hidden.faces == {}
@@ -215,28 +235,63 @@ def test_a_players_charts_add_up_only_the_entries_the_player_can_read(campaign, 
 
 
 def test_expanse_players_never_see_an_unseen_enemy(campaign, gm, player, client):
-    rosa = Character.objects.create(campaign=campaign, name="Rosa", owner=player, system="expanse",
-                                    stats=valid_sheet("expanse", accuracy=3, dexterity=3, defense=13, toughness=2,
-                                                         fortune=18, fortune_max=18, focuses="Accuracy (Pistols)",
-                                                         weapons="Pistol"))
-    thug = Character.objects.create(campaign=campaign, name="Thug", kind="npc", system="expanse",
-                                    stats=valid_sheet("expanse", accuracy=2, defense=11, toughness=1, weapons="Pistol"))
-    spotter = Character.objects.create(campaign=campaign, name="Spotter", kind="npc", system="expanse",
-                                       stats=valid_sheet("expanse", accuracy=4, defense=14, weapons="Rifle"))
-    enc = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Dock", model="expanse", pcs=[rosa], enemies=[(thug, 1), (spotter, 1)],
-        hidden={spotter.pk}), gm)
+    rosa = Character.objects.create(
+        campaign=campaign,
+        name="Rosa",
+        owner=player,
+        system="expanse",
+        stats=valid_sheet(
+            "expanse",
+            accuracy=3,
+            dexterity=3,
+            defense=13,
+            toughness=2,
+            fortune=18,
+            fortune_max=18,
+            focuses="Accuracy (Pistols)",
+            weapons="Pistol",
+        ),
+    )
+    thug = Character.objects.create(
+        campaign=campaign,
+        name="Thug",
+        kind="npc",
+        system="expanse",
+        stats=valid_sheet("expanse", accuracy=2, defense=11, toughness=1, weapons="Pistol"),
+    )
+    spotter = Character.objects.create(
+        campaign=campaign,
+        name="Spotter",
+        kind="npc",
+        system="expanse",
+        stats=valid_sheet("expanse", accuracy=4, defense=14, weapons="Rifle"),
+    )
+    enc = services.start_encounter(
+        services.create_encounter(
+            campaign,
+            gm,
+            name="Dock",
+            model="expanse",
+            pcs=[rosa],
+            enemies=[(thug, 1), (spotter, 1)],
+            hidden={spotter.pk},
+        ),
+        gm,
+    )
     R, T, S = f"pc{rosa.pk}", f"npc{thug.pk}-1", f"npc{spotter.pk}-1"
     faces = {S: (6, 6, 6), R: (4, 4, 3), T: (1, 1, 2)}  # the Spotter goes first, then Rosa, then the Thug
     state = store.load_state(enc)
     steps = [
         (gm, "roll_initiative", {}, [d for f in state.fighters for d in faces[f.id]]),
         (gm, "next_turn", {}, ()),
-        (gm, "attack", {"actor": S, "action": "ranged_attack", "weapon": "rifle", "target": R, "distance": 100},
-         (5, 5, 6, 6, 6, 6)),
+        (
+            gm,
+            "attack",
+            {"actor": S, "action": "ranged_attack", "weapon": "rifle", "target": R, "distance": 100},
+            (5, 5, 6, 6, 6, 6),
+        ),
         (gm, "next_turn", {}, ()),
-        (player, "attack", {"actor": R, "action": "ranged_attack", "weapon": "pistol", "target": T},
-         (6, 6, 5, 2, 2)),
+        (player, "attack", {"actor": R, "action": "ranged_attack", "weapon": "pistol", "target": T}, (6, 6, 5, 2, 2)),
     ]
     for i, (user, name, data, dice) in enumerate(steps):
         result = services.submit(enc.pk, user, name, data, f"x{i}", dice=ScriptedDice(dice))

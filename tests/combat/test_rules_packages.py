@@ -16,9 +16,11 @@ PACKAGES = ["hero", "burn_bryte"]
 
 def tables(key):
     """The model's dispatch tables: (deciders, evolvers, describers)."""
-    return (importlib.import_module(f"combat.rules.{key}.decide").DECIDERS,
-            importlib.import_module(f"combat.rules.{key}.evolve").EVOLVERS,
-            importlib.import_module(f"combat.rules.{key}.describe").DESCRIBERS)
+    return (
+        importlib.import_module(f"combat.rules.{key}.decide").DECIDERS,
+        importlib.import_module(f"combat.rules.{key}.evolve").EVOLVERS,
+        importlib.import_module(f"combat.rules.{key}.describe").DESCRIBERS,
+    )
 
 
 @dataclass(frozen=True)
@@ -55,4 +57,3 @@ def test_a_missing_handler_fails_loudly_and_names_the_class(key, monkeypatch):
         engine.decide(state, command(), ScriptedDice([]))
     with pytest.raises(RuleError, match="That is not an action"):  # another model's command is the sender's error
         engine.decide(state, Conjure(), ScriptedDice([]))
-

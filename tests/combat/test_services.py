@@ -16,8 +16,9 @@ pytestmark = pytest.mark.django_db
 
 
 def make_encounter(campaign, gm, pcs, npc, quantity=2, **settings):
-    encounter = services.create_encounter(campaign, gm, name="Ambush", model="burn_bryte", pcs=pcs,
-                                          enemies=[(npc, quantity)], settings=settings)
+    encounter = services.create_encounter(
+        campaign, gm, name="Ambush", model="burn_bryte", pcs=pcs, enemies=[(npc, quantity)], settings=settings
+    )
     return services.start_encounter(encounter, gm)
 
 
@@ -104,11 +105,14 @@ def test_non_members_cannot_act(enc, outsider, pc):
     assert not result.ok and result.error == "No such encounter."
 
 
-@pytest.mark.parametrize("name,data,sentence", [
-    ("fly", {}, "That is not an action this combat model knows."),
-    ("skill_roll", {"actor": 3}, "Roll a skill arrived with missing or wrong values."),
-    ("declare", {"enemy": "nobody", "target": "nobody"}, "That combatant is not in this encounter."),
-])
+@pytest.mark.parametrize(
+    "name,data,sentence",
+    [
+        ("fly", {}, "That is not an action this combat model knows."),
+        ("skill_roll", {"actor": 3}, "Roll a skill arrived with missing or wrong values."),
+        ("declare", {"enemy": "nobody", "target": "nobody"}, "That combatant is not in this encounter."),
+    ],
+)
 def test_junk_commands_get_sentences(enc, gm, name, data, sentence):
     result = services.submit(enc.pk, gm, name, data, "junk")
     assert not result.ok and result.error == sentence
@@ -131,7 +135,16 @@ def test_form_values_are_coerced_or_refused(enc, gm, pc, npc):
 def test_snapshot_equals_replay_of_the_log(enc, gm, player, pc, npc):
     to_phase_two(enc, gm, pc, npc)
     go(enc, player, "claim_turn", actor=f"pc{pc.pk}")
-    go(enc, player, "skill_roll", dice=[1, 2], actor=f"pc{pc.pk}", skill="Melee", intent="attack", target=f"npc{npc.pk}-1")
+    go(
+        enc,
+        player,
+        "skill_roll",
+        dice=[1, 2],
+        actor=f"pc{pc.pk}",
+        skill="Melee",
+        intent="attack",
+        target=f"npc{npc.pk}-1",
+    )
     go(enc, player, "skill_roll", dice=[3, 3, 4], actor=f"pc{pc.pk}", skill="Melee", intent="other")
     go(enc, gm, "resolve_failure", choice="collapse")
     enc.refresh_from_db()
@@ -145,7 +158,16 @@ def test_undo_appends_and_restores(enc, gm, player, pc, npc):
     go(enc, player, "claim_turn", actor=f"pc{pc.pk}")
     before = state_of(enc)
     rows_before = EncounterEvent.objects.filter(encounter=enc).count()
-    go(enc, player, "skill_roll", dice=[1, 2], actor=f"pc{pc.pk}", skill="Melee", intent="attack", target=f"npc{npc.pk}-1")
+    go(
+        enc,
+        player,
+        "skill_roll",
+        dice=[1, 2],
+        actor=f"pc{pc.pk}",
+        skill="Melee",
+        intent="attack",
+        target=f"npc{npc.pk}-1",
+    )
     assert state_of(enc).fighter(f"npc{npc.pk}-1").health == 0
     assert go(enc, gm, "undo").ok
     assert state_of(enc) == before
@@ -198,7 +220,9 @@ def test_ended_sheet_still_validates_in_the_character_form(enc, gm, pc, npc):
     pc.full_clean()
 
 
-def test_queries_per_action_do_not_grow_with_combatants(campaign, gm, pc, other_pc, npc, django_capture_on_commit_callbacks):
+def test_queries_per_action_do_not_grow_with_combatants(
+    campaign, gm, pc, other_pc, npc, django_capture_on_commit_callbacks
+):
     def queries_for(quantity):
         enc = make_encounter(campaign, gm, [pc, other_pc], npc, quantity=quantity)
         go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}")
@@ -216,8 +240,9 @@ def test_queries_per_action_do_not_grow_with_combatants(campaign, gm, pc, other_
     assert queries_for(2) == queries_for(40)
 
 
-def test_broadcast_runs_after_commit_with_each_audience(enc, gm, pc, other_pc, npc, broadcasts,
-                                                        django_capture_on_commit_callbacks):
+def test_broadcast_runs_after_commit_with_each_audience(
+    enc, gm, pc, other_pc, npc, broadcasts, django_capture_on_commit_callbacks
+):
     sent = broadcasts
     with django_capture_on_commit_callbacks(execute=True):
         go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}", text="claw")
@@ -235,8 +260,9 @@ def test_broadcast_runs_after_commit_with_each_audience(enc, gm, pc, other_pc, n
     assert players["version"] == gms["version"] == 1
 
 
-def test_the_players_frames_leave_before_the_gms_table_is_rendered(enc, gm, pc, npc, broadcasts, monkeypatch,
-                                                                    django_capture_on_commit_callbacks):
+def test_the_players_frames_leave_before_the_gms_table_is_rendered(
+    enc, gm, pc, npc, broadcasts, monkeypatch, django_capture_on_commit_callbacks
+):
     sent_when_gm_rendered = []
     for_gm = fragments.Renderer.for_gm
 
@@ -252,14 +278,14 @@ def test_the_players_frames_leave_before_the_gms_table_is_rendered(enc, gm, pc, 
     assert [group for group, _ in broadcasts] == [f"enc-{enc.pk}-players", f"enc-{enc.pk}-gm"]
 
 
-def test_a_broken_gm_render_still_updates_the_players(enc, gm, pc, npc, broadcasts, monkeypatch, caplog,
-                                                     django_capture_on_commit_callbacks):
+def test_a_broken_gm_render_still_updates_the_players(
+    enc, gm, pc, npc, broadcasts, monkeypatch, caplog, django_capture_on_commit_callbacks
+):
     def broken(self):
         raise RuntimeError("template blew up")
 
     monkeypatch.setattr(fragments.Renderer, "for_gm", broken)
-    with caplog.at_level(logging.ERROR, logger="combat.broadcast"), \
-            django_capture_on_commit_callbacks(execute=True):
+    with caplog.at_level(logging.ERROR, logger="combat.broadcast"), django_capture_on_commit_callbacks(execute=True):
         result = go(enc, gm, "declare", enemy=f"npc{npc.pk}-1", target=f"pc{pc.pk}", text="claw")
     assert result.ok
     assert [group for group, _ in broadcasts] == [f"enc-{enc.pk}-players"]
@@ -286,7 +312,11 @@ def test_enemy_health_follows_the_campaign_setting(enc, gm, pc, npc, campaign):
     enc = make_encounter(campaign, gm, [pc], npc, quantity=1)
     go(enc, gm, "adjust_health", target=f"npc{npc.pk}-1", change=-1)
     state = state_of(enc)
-    for setting, shown, hidden in (("exact", "2/3 HL", None), ("descriptor", "hurt", "2/3 HL"), ("none", None, "2/3 HL")):
+    for setting, shown, hidden in (
+        ("exact", "2/3 HL", None),
+        ("descriptor", "hurt", "2/3 HL"),
+        ("none", None, "2/3 HL"),
+    ):
         campaign.enemy_health_visibility = setting
         campaign.save()
         enc.refresh_from_db()

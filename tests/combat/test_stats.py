@@ -44,6 +44,7 @@ def assert_sentence(message, *must_name):
 
 # --- the rules core stays pure -------------------------------------------------------------------------------
 
+
 def _imported_modules(path: Path):
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     for node in ast.walk(tree):
@@ -93,6 +94,7 @@ def test_only_the_dice_module_imports_random():
 
 # --- defaults --------------------------------------------------------------------------------------------------
 
+
 def test_there_are_four_combat_models():
     assert set(registry.MODELS) == {"burn_bryte", "sw5e", "hero", "expanse"}
     with pytest.raises(KeyError):
@@ -126,6 +128,7 @@ def test_defaults_are_fresh_copies():
 
 
 # --- INT stats -------------------------------------------------------------------------------------------------
+
 
 @st.composite
 def int_stat_and_value_inside(draw):
@@ -189,6 +192,7 @@ def test_infinite_number_from_json_gives_a_sentence():
 
 
 # --- capped pairs ----------------------------------------------------------------------------------------------
+
 
 def test_every_model_with_a_maximum_declares_its_pair():
     assert ("health", "health_max") in burn_bryte.STATS.capped
@@ -302,6 +306,7 @@ def test_form_strings_give_the_same_clean_values(case):
 
 # --- TAGS ------------------------------------------------------------------------------------------------------
 
+
 def test_tags_normalise_whitespace_and_drop_duplicates():
     stat = expanse.STATS.get("focuses")
     raw = "  Dexterity   (Initiative) ,Accuracy\t(Pistols),, Dexterity (Initiative) , "
@@ -310,9 +315,14 @@ def test_tags_normalise_whitespace_and_drop_duplicates():
     assert stat.clean(None) == []
 
 
-@given(st.lists(st.lists(st.text(alphabet=string.ascii_letters, min_size=1, max_size=8), min_size=1, max_size=4),
-                min_size=1, max_size=8),
-       st.sampled_from([" ", "  ", "\t", " \n "]))
+@given(
+    st.lists(
+        st.lists(st.text(alphabet=string.ascii_letters, min_size=1, max_size=8), min_size=1, max_size=4),
+        min_size=1,
+        max_size=8,
+    ),
+    st.sampled_from([" ", "  ", "\t", " \n "]),
+)
 def test_tags_typed_with_any_spacing_are_normalised(tags_as_words, gap):
     stat = expanse.STATS.get("focuses")
     typed = ",".join(gap + gap.join(words) + gap for words in tags_as_words)
@@ -352,6 +362,7 @@ def test_overlong_tag_is_refused_with_a_sentence():
 
 
 # --- CHOICE ----------------------------------------------------------------------------------------------------
+
 
 @st.composite
 def choice_stat_and_unknown_value(draw):
@@ -433,6 +444,7 @@ def test_unknown_keys_are_ignored():
 
 # --- Burn Bryte ------------------------------------------------------------------------------------------------
 
+
 def test_burn_bryte_has_18_skills_in_three_categories():
     assert set(burn_bryte.SKILL_CATEGORIES) == {"Mental", "Physical", "Social"}
     assert all(len(skills) == 6 for skills in burn_bryte.SKILL_CATEGORIES.values())
@@ -467,6 +479,7 @@ def test_burn_bryte_pcs_start_with_three_health_levels_and_speed_five():
 
 # --- HERO ------------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("spd", list(range(1, 13)))
 def test_hero_spd_accepts_1_to_12(spd):
     clean, errors = hero.STATS.validate({"spd": str(spd)}, partial=True)
@@ -482,8 +495,10 @@ def test_hero_spd_refuses_0_and_13_with_a_sentence(spd, limit):
 
 # --- SW5e ship -------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("tier,die,label", [(0, 1, "1 (flat)"), (1, 4, "d4"), (2, 6, "d6"), (3, 8, "d8"),
-                                            (4, 10, "d10"), (5, 12, "d12")])
+
+@pytest.mark.parametrize(
+    "tier,die,label", [(0, 1, "1 (flat)"), (1, 4, "d4"), (2, 6, "d6"), (3, 8, "d8"), (4, 10, "d10"), (5, 12, "d12")]
+)
 def test_power_die_by_tier(tier, die, label):
     assert sw5e.power_die(tier) == die
     assert sw5e.power_die_label(tier) == label
@@ -495,11 +510,14 @@ def test_there_is_no_tier_6():
         sw5e.power_die(6)
 
 
-@pytest.mark.parametrize("coupling,central,per_system,total", [
-    ("direct", 4, 0, 4),
-    ("distributed", 0, 2, 10),
-    ("hub_and_spoke", 2, 1, 7),
-])
+@pytest.mark.parametrize(
+    "coupling,central,per_system,total",
+    [
+        ("direct", 4, 0, 4),
+        ("distributed", 0, 2, 10),
+        ("hub_and_spoke", 2, 1, 7),
+    ],
+)
 def test_coupling_capacities(coupling, central, per_system, total):
     assert sw5e.store_capacity(coupling, "central") == central
     for system in ("communications", "engines", "shields", "sensors", "weapons"):
@@ -548,12 +566,24 @@ def test_size_choices_cover_the_table():
     assert [key for key, _ in sw5e.SIZE_CHOICES] == list(HULL_TABLE)
 
 
-@pytest.mark.parametrize("shield_type,die,points", [
-    ("directional", 4, 4), ("directional", 8, 8), ("directional", 20, 20),
-    ("fortress", 6, 4), ("fortress", 8, 5), ("fortress", 12, 8), ("fortress", 20, 13),
-    ("quick_charge", 4, 6), ("quick_charge", 6, 9), ("quick_charge", 8, 12), ("quick_charge", 10, 15),
-    ("quick_charge", 12, 18), ("quick_charge", 20, 30),
-])
+@pytest.mark.parametrize(
+    "shield_type,die,points",
+    [
+        ("directional", 4, 4),
+        ("directional", 8, 8),
+        ("directional", 20, 20),
+        ("fortress", 6, 4),
+        ("fortress", 8, 5),
+        ("fortress", 12, 8),
+        ("fortress", 20, 13),
+        ("quick_charge", 4, 6),
+        ("quick_charge", 6, 9),
+        ("quick_charge", 8, 12),
+        ("quick_charge", 10, 15),
+        ("quick_charge", 12, 18),
+        ("quick_charge", 20, 30),
+    ],
+)
 def test_shield_regeneration(shield_type, die, points):
     assert sw5e.shield_regeneration(shield_type, die) == points
 

@@ -52,8 +52,9 @@ def fight_ship(enc, name):
     return Ship.objects.get(campaign=enc.campaign, name=name)
 
 
-def test_the_gunners_turn_is_one_tap_to_fire_at_the_enemy_and_one_to_end_it(client, enc, gm, player, other_player,
-                                                                            tess, oru, talon):
+def test_the_gunners_turn_is_one_tap_to_fire_at_the_enemy_and_one_to_end_it(
+    client, enc, gm, player, other_player, tess, oru, talon
+):
     lantern_first(enc, gm, player, other_player, tess, oru, talon)
     client.force_login(other_player)
     assert tap(client, enc, form_sending(me(enc, other_player), "start_crew_turn")) == ""  # "Take my turn"
@@ -61,8 +62,13 @@ def test_the_gunners_turn_is_one_tap_to_fire_at_the_enemy_and_one_to_end_it(clie
     quick = form_with(html, "quick-fire")
     assert quick.buttons == ["Fire the laser cannons at Red Talon"]
     assert {k: quick.sends[k] for k in ("command", "actor", "action", "slot", "weapon", "target")} == {
-        "command": "take_action", "actor": key(oru), "action": "fire", "slot": "action", "weapon": "laser cannons",
-        "target": sid(talon)}
+        "command": "take_action",
+        "actor": key(oru),
+        "action": "fire",
+        "slot": "action",
+        "weapon": "laser cannons",
+        "target": sid(talon),
+    }
     # His controls come first: the shot and the end of his turn, before the full action form.
     assert buttons(html)[:3] == ["Fire the laser cannons at Red Talon", "End my turn", "Act"]
     form = form_with(html, "action-form")
@@ -80,14 +86,35 @@ def test_the_gunners_turn_is_one_tap_to_fire_at_the_enemy_and_one_to_end_it(clie
     assert form_with(me(enc, player), "quick-fire").buttons == ["Fire the ion cannon at Red Talon"]
 
 
-def test_an_allied_or_disabled_ship_is_never_the_default_target(client, gm, campaign, player, other_player, tess,
-                                                                oru, vrask, lantern, talon):
+def test_an_allied_or_disabled_ship_is_never_the_default_target(
+    client, gm, campaign, player, other_player, tess, oru, vrask, lantern, talon
+):
     # In the builder's order the Kestrel (an ally) and the Black Fang come before the Red Talon.
-    kestrel = Ship.objects.create(campaign=campaign, name="Kestrel", size="small", tier=0, hull=20, hull_max=20,
-                                  hull_dice=3, shield_dice=3, weapons="blaster")
-    fang = Ship.objects.create(campaign=campaign, name="Black Fang", side=Ship.Side.NPC, size="small", tier=0,
-                               hull=10, hull_max=20, shields=0, shields_max=0, hull_dice=3, shield_dice=3,
-                               weapons="blaster")
+    kestrel = Ship.objects.create(
+        campaign=campaign,
+        name="Kestrel",
+        size="small",
+        tier=0,
+        hull=20,
+        hull_max=20,
+        hull_dice=3,
+        shield_dice=3,
+        weapons="blaster",
+    )
+    fang = Ship.objects.create(
+        campaign=campaign,
+        name="Black Fang",
+        side=Ship.Side.NPC,
+        size="small",
+        tier=0,
+        hull=10,
+        hull_max=20,
+        shields=0,
+        shields_max=0,
+        hull_dice=3,
+        shield_dice=3,
+        weapons="blaster",
+    )
     client.force_login(gm)
     enc = build(client, campaign, [tess, oru], {kestrel: "ready", lantern: "ready", fang: "ready", talon: "ready"})
     assert [s.name for s in state_of(enc).ships][:3] == ["Kestrel", "Lantern", "Black Fang"]
@@ -104,8 +131,9 @@ def test_an_allied_or_disabled_ship_is_never_the_default_target(client, gm, camp
 
 
 @pytest.mark.parametrize("fate", ["disabled", "destroyed"])
-def test_without_an_active_enemy_ship_there_is_no_one_tap_fire(client, enc, gm, player, other_player, tess, oru,
-                                                               talon, fate):
+def test_without_an_active_enemy_ship_there_is_no_one_tap_fire(
+    client, enc, gm, player, other_player, tess, oru, talon, fate
+):
     lantern_first(enc, gm, player, other_player, tess, oru, talon)
     # The Red Talon's 321 shields and 777 hull: exactly down to 0 hull, or past its 987 maximum as well.
     ok(enc, gm, "damage", ship=sid(talon), amount=321 + 777 + (987 if fate == "destroyed" else 0))
@@ -119,8 +147,9 @@ def test_without_an_active_enemy_ship_there_is_no_one_tap_fire(client, enc, gm, 
     assert buttons(html)[0] == "End my turn"
 
 
-def test_off_turn_a_line_says_whose_turn_it_is_and_what_i_may_do_meanwhile(client, enc, gm, player, other_player,
-                                                                          tess, oru, vrask, talon):
+def test_off_turn_a_line_says_whose_turn_it_is_and_what_i_may_do_meanwhile(
+    client, enc, gm, player, other_player, tess, oru, vrask, talon
+):
     assert "Set-up: roll your initiative" in text(me(enc, player))
     fight.to_combat(enc, gm, player, other_player, tess, oru, talon)  # the Red Talon (43) acts first
     assert "Red Talon's ship turn. Lantern goes later this round." in text(me(enc, player))
@@ -145,8 +174,9 @@ def test_off_turn_a_line_says_whose_turn_it_is_and_what_i_may_do_meanwhile(clien
     assert "You have had your turn; waiting for Oru." in text(me(enc, player))
 
 
-def test_aboard_an_npc_ship_the_waiting_line_keeps_its_power_to_the_gm(client, enc, gm, player, other_player, tess,
-                                                                       oru, talon):
+def test_aboard_an_npc_ship_the_waiting_line_keeps_its_power_to_the_gm(
+    client, enc, gm, player, other_player, tess, oru, talon
+):
     ok(enc, gm, "assign_crew", fighter=key(oru), ship=sid(talon), station="gunner")
     ok(enc, player, "roll_initiative", dice=[10], actor=key(tess))
     ok(enc, other_player, "roll_initiative", dice=[15], actor=key(oru))

@@ -2,13 +2,14 @@
 
 import json
 import random as _random  # tests only: seeds the dice of the property tests
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from combat.rules import sw5e as sw
 from combat.rules.core import Logged, RuleError, Undone, from_json, replay, to_json
 from combat.rules.dice import Dice, ScriptedDice
-from combat.rules import sw5e as sw
 from combat.rules.sw5e import ship as ships
 from tests.conftest import examples
 
@@ -21,27 +22,61 @@ class SeededDice(Dice):
 
 
 def hawk(**over):
-    base = dict(id="hawk", name="Ebon Hawk", side="pc", size="medium", tier=1, hull=30, hull_max=30, shields=16,
-                shields_max=20, hull_dice=6, shield_dice=6, shield_type="directional", reactor="fuel_cell",
-                coupling="hub_and_spoke", power={"central": 1}, weapons=["laser cannons", "ion cannon"], con_mod=1,
-                crew={"kira": "pilot", "dex": "gunner", "mira": "mechanic"})
+    base = dict(
+        id="hawk",
+        name="Ebon Hawk",
+        side="pc",
+        size="medium",
+        tier=1,
+        hull=30,
+        hull_max=30,
+        shields=16,
+        shields_max=20,
+        hull_dice=6,
+        shield_dice=6,
+        shield_type="directional",
+        reactor="fuel_cell",
+        coupling="hub_and_spoke",
+        power={"central": 1},
+        weapons=["laser cannons", "ion cannon"],
+        con_mod=1,
+        crew={"kira": "pilot", "dex": "gunner", "mira": "mechanic"},
+    )
     return {**base, **over}
 
 
 def frigate(**over):
-    base = dict(id="frigate", name="Imperial frigate", side="npc", size="large", tier=2, hull=47, hull_max=60,
-                shields=23, shields_max=40, hull_dice=9, shield_dice=9, shield_type="fortress", reactor="power_core",
-                coupling="direct", power={"central": 3}, crew={"vrask": "pilot", "tolo": "gunner"}, initiative_mod=1)
+    base = dict(
+        id="frigate",
+        name="Imperial frigate",
+        side="npc",
+        size="large",
+        tier=2,
+        hull=47,
+        hull_max=60,
+        shields=23,
+        shields_max=40,
+        hull_dice=9,
+        shield_dice=9,
+        shield_type="fortress",
+        reactor="power_core",
+        coupling="direct",
+        power={"central": 3},
+        crew={"vrask": "pilot", "tolo": "gunner"},
+        initiative_mod=1,
+    )
     return {**base, **over}
 
 
 def crew():
     f = sw.fighter_from_sheet
-    return (f("kira", "Kira", "pc", 1, {"initiative_mod": 2, "bonus_action": True}),
-            f("dex", "Dex", "pc", 2, {"initiative_mod": 0}),
-            f("mira", "Mira", "pc", 3, {"initiative_mod": 1}),
-            f("vrask", "Captain Vrask", "enemy", None, {}),
-            f("tolo", "Tolo", "enemy", None, {}))
+    return (
+        f("kira", "Kira", "pc", 1, {"initiative_mod": 2, "bonus_action": True}),
+        f("dex", "Dex", "pc", 2, {"initiative_mod": 0}),
+        f("mira", "Mira", "pc", 3, {"initiative_mod": 1}),
+        f("vrask", "Captain Vrask", "enemy", None, {}),
+        f("tolo", "Tolo", "enemy", None, {}),
+    )
 
 
 class Table:
@@ -127,6 +162,7 @@ def to_next_round(t, face=2):
 
 # --- set-up and initiative -------------------------------------------------------------------------------------
 
+
 def test_a_ships_initiative_is_the_lowest_of_its_pcs_rolls():
     t = table()
     t.do(sw.RollInitiative(actor="kira"), faces=[15])  # 17
@@ -141,12 +177,15 @@ def test_a_ships_initiative_is_the_lowest_of_its_pcs_rolls():
     assert t.state.ship_turn == "frigate" and t.state.round == 1
 
 
-@pytest.mark.parametrize("hawk_faces,frigate_init,razor_init,order", [
-    ((15, 10, 12), 5, 20, ("razor", "hawk", "frigate")),
-    ((15, 10, 12), 11, 3, ("frigate", "hawk", "razor")),
-    ((1, 20, 20), 2, 1, ("hawk", "frigate", "razor")),  # Kira's 1+2=3 sets the Hawk's initiative
-    ((20, 20, 20), -1, 0, ("hawk", "razor", "frigate")),
-])
+@pytest.mark.parametrize(
+    "hawk_faces,frigate_init,razor_init,order",
+    [
+        ((15, 10, 12), 5, 20, ("razor", "hawk", "frigate")),
+        ((15, 10, 12), 11, 3, ("frigate", "hawk", "razor")),
+        ((1, 20, 20), 2, 1, ("hawk", "frigate", "razor")),  # Kira's 1+2=3 sets the Hawk's initiative
+        ((20, 20, 20), -1, 0, ("hawk", "razor", "frigate")),
+    ],
+)
 def test_ships_act_highest_initiative_first(hawk_faces, frigate_init, razor_init, order):
     razor_ship = dict(id="razor", name="Razor Crest", side="pc", size="small", crew={"tolo": "pilot"})
     frigate_dict = frigate(crew={"vrask": "pilot"})
@@ -218,10 +257,17 @@ def test_entered_initiative_needs_the_setting():
 
 # --- ship turn start: reactor, coupling, shields ---------------------------------------------------------------
 
-@pytest.mark.parametrize("reactor,faces,produced", [
-    ("fuel_cell", [], 1), ("ionization", [1], 0), ("ionization", [2], 1), ("power_core", [1], 1),
-    ("power_core", [2], 2),
-])
+
+@pytest.mark.parametrize(
+    "reactor,faces,produced",
+    [
+        ("fuel_cell", [], 1),
+        ("ionization", [1], 0),
+        ("ionization", [2], 1),
+        ("power_core", [1], 1),
+        ("power_core", [2], 2),
+    ],
+)
 def test_the_reactor_produces_power_dice_at_the_start_of_the_ship_turn(reactor, faces, produced):
     t = table(hawk_over={"reactor": reactor})
     for who in ("kira", "dex", "mira"):
@@ -236,14 +282,23 @@ def test_the_reactor_produces_power_dice_at_the_start_of_the_ship_turn(reactor, 
 
 
 def test_coupling_capacities_match_the_rules():
-    assert ships.COUPLING_CAPACITY["direct"] == {"central": 4, "communications": 0, "engines": 0, "shields": 0,
-                                                 "sensors": 0, "weapons": 0}
+    assert ships.COUPLING_CAPACITY["direct"] == {
+        "central": 4,
+        "communications": 0,
+        "engines": 0,
+        "shields": 0,
+        "sensors": 0,
+        "weapons": 0,
+    }
     assert ships.coupling_total("distributed") == 10 and ships.store_capacity("distributed", "central") == 0
     assert ships.coupling_total("hub_and_spoke") == 7 and ships.store_capacity("hub_and_spoke", "central") == 2
 
 
-CAPACITY_CASES = [(coupling, store, ships.store_capacity(coupling, store))
-                  for coupling in ships.COUPLING_CAPACITY for store in ships.STORES]
+CAPACITY_CASES = [
+    (coupling, store, ships.store_capacity(coupling, store))
+    for coupling in ships.COUPLING_CAPACITY
+    for store in ships.STORES
+]
 
 
 @pytest.mark.parametrize("coupling,store,capacity", CAPACITY_CASES)
@@ -254,8 +309,10 @@ def test_power_dice_fill_a_store_up_to_its_capacity_and_no_further(coupling, sto
     t.do(sw.StartCombat(), faces=[2])
     assert t.state.pending_power == 2
     free = capacity - stored
-    t.refused(sw.DistributePower(actor="dex", **{store: free + 1}),
-              f"not fit in Ebon Hawk's {store} store: this coupling holds {capacity} there")
+    t.refused(
+        sw.DistributePower(actor="dex", **{store: free + 1}),
+        f"not fit in Ebon Hawk's {store} store: this coupling holds {capacity} there",
+    )
     t.do(sw.DistributePower(actor="dex", **{store: free}))
     assert t.state.ship("hawk").stored(store) == capacity
     assert t.state.stage == "start"
@@ -271,10 +328,15 @@ def test_over_capacity_dice_are_lost_under_the_lose_setting():
     assert "2 dice are lost" in sw.describe(t.state, e)
 
 
-@pytest.mark.parametrize("mode,central_before,central_after,lost", [
-    ("central_then_lost", 0, 2, 0), ("central_then_lost", 1, 2, 1), ("central_then_lost", 2, 2, 2),
-    ("lost", 0, 0, 2),
-])
+@pytest.mark.parametrize(
+    "mode,central_before,central_after,lost",
+    [
+        ("central_then_lost", 0, 2, 0),
+        ("central_then_lost", 1, 2, 1),
+        ("central_then_lost", 2, 2, 2),
+        ("lost", 0, 0, 2),
+    ],
+)
 def test_unassigned_dice_fill_the_central_store_then_are_lost(mode, central_before, central_after, lost):
     t = begin({"unassigned_power": mode}, hawk_over={"reactor": "power_core", "power": {"central": central_before}})
     t.undo_last()
@@ -298,15 +360,33 @@ def test_distribution_is_checked_and_done_once_before_anything_else():
     t.refused(sw.DistributePower(actor="kira"), "already distributed")
 
 
-@pytest.mark.parametrize("shield_type,size,points", [
-    ("directional", "medium", 8), ("fortress", "medium", 5), ("quick_charge", "medium", 12),
-    ("directional", "tiny", 4), ("fortress", "small", 4), ("quick_charge", "small", 9),
-    ("fortress", "large", 6), ("quick_charge", "huge", 18), ("fortress", "gargantuan", 13),
-    ("directional", "gargantuan", 20),
-])
+@pytest.mark.parametrize(
+    "shield_type,size,points",
+    [
+        ("directional", "medium", 8),
+        ("fortress", "medium", 5),
+        ("quick_charge", "medium", 12),
+        ("directional", "tiny", 4),
+        ("fortress", "small", 4),
+        ("quick_charge", "small", 9),
+        ("fortress", "large", 6),
+        ("quick_charge", "huge", 18),
+        ("fortress", "gargantuan", 13),
+        ("directional", "gargantuan", 20),
+    ],
+)
 def test_shield_regeneration_restores_the_die_maximum_times_the_type_multiplier(shield_type, size, points):
-    t = begin(hawk_over={"shield_type": shield_type, "size": size, "tier": 0, "hull_dice": 1, "shield_dice": 1,
-                         "shields": 1, "shields_max": 100})
+    t = begin(
+        hawk_over={
+            "shield_type": shield_type,
+            "size": size,
+            "tier": 0,
+            "hull_dice": 1,
+            "shield_dice": 1,
+            "shields": 1,
+            "shields_max": 100,
+        }
+    )
     t.do(sw.DistributePower(actor="kira"))
     [e] = t.do(sw.RegenerateShields(actor="dex"))
     assert e.points == points
@@ -322,12 +402,15 @@ def test_shield_regeneration_stops_at_capacity():
     assert "restore 4 shield points (shields 20/20)" in sw.describe(_state_before(t), e)
 
 
-@pytest.mark.parametrize("over,match", [
-    ({"shields": 0}, "shields are down: regeneration cannot restart them"),
-    ({"shields": 20}, "already full"),
-    ({"shield_dice": 0}, "no shield dice left"),
-    ({"shields": 0, "shields_max": 0}, "no shield generator"),
-])
+@pytest.mark.parametrize(
+    "over,match",
+    [
+        ({"shields": 0}, "shields are down: regeneration cannot restart them"),
+        ({"shields": 20}, "already full"),
+        ({"shield_dice": 0}, "no shield dice left"),
+        ({"shields": 0, "shields_max": 0}, "no shield generator"),
+    ],
+)
 def test_shield_regeneration_is_refused(over, match):
     t = begin(hawk_over=over)
     t.do(sw.DistributePower(actor="kira"))
@@ -346,6 +429,7 @@ def test_shield_regeneration_is_once_per_ship_turn_and_only_at_its_start():
 
 
 # --- crew turns ------------------------------------------------------------------------------------------------
+
 
 def test_the_crew_proposes_an_order_and_the_helm_has_the_final_say():
     t = begin()
@@ -428,6 +512,7 @@ def test_disabled_ships_lose_their_turns_and_destroyed_ships_are_out():
 
 
 # --- the action economy ----------------------------------------------------------------------------------------
+
 
 def test_one_action_per_turn_and_the_bonus_action_only_with_a_feature():
     t = begin()
@@ -589,6 +674,7 @@ def test_the_gm_allows_free_text_actions_that_count_by_name():
 
 # --- surprise --------------------------------------------------------------------------------------------------
 
+
 def test_a_surprised_crew_member_skips_their_first_turn_and_cannot_react_until_it_ends():
     t = table()
     t.do(sw.SetSurprise(target="mira"))
@@ -661,6 +747,7 @@ def test_surprise_is_set_before_combat_only():
 
 # --- power dice, damage, patching ------------------------------------------------------------------------------
 
+
 def test_power_dice_are_rolled_by_the_server_and_system_dice_fuel_only_their_system():
     t = begin(hawk_over={"power": {"central": 1, "engines": 1, "weapons": 1}})
     t.do(sw.DistributePower(actor="kira", central=1))
@@ -671,7 +758,7 @@ def test_power_dice_are_rolled_by_the_server_and_system_dice_fuel_only_their_sys
     assert (e.sides, e.faces) == (4, (3, 4))  # tier 1: d4
     t.do(sw.SpendPower(actor="kira", system="engines", store="engines"), faces=[2])
     t.do(sw.SpendPower(actor="dex", system="weapons", store="weapons"), faces=[1])
-    assert t.state.ship("hawk").power == {store: 0 for store in ships.STORES}
+    assert t.state.ship("hawk").power == dict.fromkeys(ships.STORES, 0)
     t.refused(sw.SpendPower(actor="dex", system="weapons", store="central"), "central store is empty")
     assert "spends 2 power dice from the central store on weapons (d4 show 3, 4, total 7)" in sw.describe(t.initial, e)
 
@@ -685,18 +772,22 @@ def test_tier_0_power_dice_spend_a_flat_1_by_default(setting, sides):
     assert e.sides == sides and e.faces == ((1, 1) if sides == 1 else (sides, 1))
 
 
-@pytest.mark.parametrize("hull,shields,amount,after_shields,after_hull,status", [
-    (30, 20, 7, 13, 30, "active"),   # shields take it all
-    (30, 20, 20, 0, 30, "active"),   # exactly the shields
-    (30, 20, 25, 0, 25, "active"),   # shields first, the rest to the hull
-    (30, 0, 29, 0, 1, "active"),
-    (30, 20, 50, 0, 0, "disabled"),  # hull to exactly 0
-    (30, 20, 79, 0, 0, "disabled"),  # 29 left over < 30 maximum hull
-    (30, 20, 80, 0, 0, "destroyed"),  # 30 left over >= 30 maximum hull
-    (5, 0, 40, 0, 0, "destroyed"),
-])
+@pytest.mark.parametrize(
+    "hull,shields,amount,after_shields,after_hull,status",
+    [
+        (30, 20, 7, 13, 30, "active"),  # shields take it all
+        (30, 20, 20, 0, 30, "active"),  # exactly the shields
+        (30, 20, 25, 0, 25, "active"),  # shields first, the rest to the hull
+        (30, 0, 29, 0, 1, "active"),
+        (30, 20, 50, 0, 0, "disabled"),  # hull to exactly 0
+        (30, 20, 79, 0, 0, "disabled"),  # 29 left over < 30 maximum hull
+        (30, 20, 80, 0, 0, "destroyed"),  # 30 left over >= 30 maximum hull
+        (5, 0, 40, 0, 0, "destroyed"),
+    ],
+)
 def test_damage_goes_to_shields_first_then_hull_and_zero_hull_disables_or_destroys(
-        hull, shields, amount, after_shields, after_hull, status):
+    hull, shields, amount, after_shields, after_hull, status
+):
     t = begin(hawk_over={"hull": hull, "shields": shields})
     [e] = t.do(sw.Damage(ship="hawk", amount=amount))
     ship = t.state.ship("hawk")
@@ -767,6 +858,7 @@ def test_the_gm_corrects_a_ships_numbers_within_their_limits():
 
 # --- crews -----------------------------------------------------------------------------------------------------
 
+
 def test_crews_are_edited_per_encounter_with_one_helm_per_ship():
     t = table()
     t.do(sw.AssignCrew(fighter="dex", ship="hawk", station="pilot"))
@@ -787,24 +879,27 @@ def test_crews_are_edited_per_encounter_with_one_helm_per_ship():
     assert (t.state.ship_initiative("hawk"), t.state.ship_initiative("frigate")) == (9, 3)
 
 
-@pytest.mark.parametrize("ships_,match", [
-    ([], "at least one ship"),
-    ([frigate()], "ship on the players' side"),
-    ([hawk(), hawk(name="Twin")], "share an id"),
-    ([hawk(size="colossal")], "size must be"),
-    ([hawk(tier=6)], "tier must be from 0 to 5"),
-    ([hawk(hull=31)], "hull points must be from 0 to 30"),
-    ([hawk(hull_dice=7)], "hull dice must be from 0 to 6"),
-    ([hawk(shield_type="bubble")], "shield type"),
-    ([hawk(reactor="hamster")], "reactor must be"),
-    ([hawk(coupling="direct", power={"engines": 1})], "do not fit in the engines store"),
-    ([hawk(power={"hyperdrive": 1})], "stores central"),
-    ([hawk(crew={"kira": "pilot", "dex": "pilot"})], "only one helm"),
-    ([hawk(crew={"ghost": "gunner"})], "not in this encounter"),
-    ([hawk(), frigate(crew={"kira": "gunner"})], "only one ship"),
-    ([hawk(crew={"kira": "cook"})], "not a station"),
-    ([hawk(hull="lots")], "whole number"),
-])
+@pytest.mark.parametrize(
+    "ships_,match",
+    [
+        ([], "at least one ship"),
+        ([frigate()], "ship on the players' side"),
+        ([hawk(), hawk(name="Twin")], "share an id"),
+        ([hawk(size="colossal")], "size must be"),
+        ([hawk(tier=6)], "tier must be from 0 to 5"),
+        ([hawk(hull=31)], "hull points must be from 0 to 30"),
+        ([hawk(hull_dice=7)], "hull dice must be from 0 to 6"),
+        ([hawk(shield_type="bubble")], "shield type"),
+        ([hawk(reactor="hamster")], "reactor must be"),
+        ([hawk(coupling="direct", power={"engines": 1})], "do not fit in the engines store"),
+        ([hawk(power={"hyperdrive": 1})], "stores central"),
+        ([hawk(crew={"kira": "pilot", "dex": "pilot"})], "only one helm"),
+        ([hawk(crew={"ghost": "gunner"})], "not in this encounter"),
+        ([hawk(), frigate(crew={"kira": "gunner"})], "only one ship"),
+        ([hawk(crew={"kira": "cook"})], "not a station"),
+        ([hawk(hull="lots")], "whole number"),
+    ],
+)
 def test_initial_state_refuses_bad_ship_dicts_with_a_sentence(ships_, match):
     with pytest.raises(RuleError, match=match):
         sw.initial_state(ships_, crew(), {})
@@ -814,7 +909,7 @@ def test_initial_state_defaults_and_fighters_from_sheets():
     state = sw.initial_state([{"id": "x", "side": "pc", "size": "small", "tier": 2, "hull_max": 12}], crew(), None)
     x = state.ship("x")
     assert (x.name, x.hull, x.shields_max, x.hull_dice, x.shield_dice) == ("x", 12, 0, 5, 5)
-    assert x.power == {store: 0 for store in ships.STORES}
+    assert x.power == dict.fromkeys(ships.STORES, 0)
     assert state.settings == {s.key: s.default for s in sw.SETTINGS}
     kira = state.fighter("kira")
     assert (kira.side, kira.owner, kira.initiative_mod, kira.bonus_action, kira.ship) == ("pc", 1, 2, True, "")
@@ -822,6 +917,7 @@ def test_initial_state_defaults_and_fighters_from_sheets():
 
 
 # --- write back, outcome, JSON ---------------------------------------------------------------------------------
+
 
 def test_write_back_keeps_hull_shields_dice_and_stored_power_per_ship_and_nothing_for_crew():
     t = begin(hawk_over={"hull": 20, "shields": 10})
@@ -832,12 +928,30 @@ def test_write_back_keeps_hull_shields_dice_and_stored_power_per_ship_and_nothin
     t.do(sw.SpendPower(actor="mira", system="engines"), faces=[2])
     t.do(sw.Damage(ship="frigate", amount=30))
     assert sw.write_back(t.state) == {
-        "hawk": {"hull": 25, "shields": 18, "hull_dice": 5, "shield_dice": 5, "power_central": 0,
-                 "power_communications": 0, "power_engines": 0, "power_shields": 0, "power_sensors": 0,
-                 "power_weapons": 1},
-        "frigate": {"hull": 40, "shields": 0, "hull_dice": 9, "shield_dice": 9, "power_central": 3,
-                    "power_communications": 0, "power_engines": 0, "power_shields": 0, "power_sensors": 0,
-                    "power_weapons": 0},
+        "hawk": {
+            "hull": 25,
+            "shields": 18,
+            "hull_dice": 5,
+            "shield_dice": 5,
+            "power_central": 0,
+            "power_communications": 0,
+            "power_engines": 0,
+            "power_shields": 0,
+            "power_sensors": 0,
+            "power_weapons": 1,
+        },
+        "frigate": {
+            "hull": 40,
+            "shields": 0,
+            "hull_dice": 9,
+            "shield_dice": 9,
+            "power_central": 3,
+            "power_communications": 0,
+            "power_engines": 0,
+            "power_shields": 0,
+            "power_sensors": 0,
+            "power_weapons": 0,
+        },
     }
 
 
@@ -910,10 +1024,17 @@ def test_commands_from_forms():
         coerce_form(sw.Damage, {"ship": "frigate", "amount": "lots"})
 
 
-@pytest.mark.parametrize("name,data", [
-    ("warp", {}), ("take_action", {"actor": 5}), ("take_action", "junk"), ("damage", {"amount": "x"}),
-    ("set_ship_initiative", {"roll": "yes"}), ("distribute_power", {"central": 1.5}),
-])
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("warp", {}),
+        ("take_action", {"actor": 5}),
+        ("take_action", "junk"),
+        ("damage", {"amount": "x"}),
+        ("set_ship_initiative", {"roll": "yes"}),
+        ("distribute_power", {"central": 1.5}),
+    ],
+)
 def test_malformed_commands_are_refused_with_a_sentence(name, data):
     with pytest.raises(RuleError):
         sw.CODEC.command_from_json(name, data)
@@ -924,19 +1045,44 @@ def test_the_model_declares_its_interface():
     assert len({c.name for c in sw.COMMANDS}) == len(sw.COMMANDS)
     assert len({e.kind for e in sw.EVENTS}) == len(sw.EVENTS)
     who = {c.name: c.who for c in sw.COMMANDS}
-    for name in ("roll_initiative", "distribute_power", "regenerate_shields", "set_crew_order", "start_crew_turn",
-                 "take_action", "spend_power", "end_crew_turn", "end_ship_turn"):
+    for name in (
+        "roll_initiative",
+        "distribute_power",
+        "regenerate_shields",
+        "set_crew_order",
+        "start_crew_turn",
+        "take_action",
+        "spend_power",
+        "end_crew_turn",
+        "end_ship_turn",
+    ):
         assert who[name] == "owner" and "actor" in sw.CODEC.commands[name].__dataclass_fields__
-    for name in ("assign_crew", "set_surprise", "set_ship_initiative", "order_ties", "start_combat", "damage",
-                 "adjust_ship", "allow_action"):
+    for name in (
+        "assign_crew",
+        "set_surprise",
+        "set_ship_initiative",
+        "order_ties",
+        "start_combat",
+        "damage",
+        "adjust_ship",
+        "allow_action",
+    ):
         assert who[name] == "gm"
-    assert {s.key for s in sw.SETTINGS} == {"entered_initiative", "ties", "over_capacity", "unassigned_power",
-                                           "tier0_power", "surprised_ship", "enemy_numbers"}
+    assert {s.key for s in sw.SETTINGS} == {
+        "entered_initiative",
+        "ties",
+        "over_capacity",
+        "unassigned_power",
+        "tier0_power",
+        "surprised_ship",
+        "enemy_numbers",
+    }
     for s in sw.SETTINGS:
         assert s.clean(s.default) == s.default
 
 
 # --- the log in sentences --------------------------------------------------------------------------------------
+
 
 def sentences(t, gm):
     out, state = [], t.initial
@@ -971,11 +1117,13 @@ def test_every_event_reads_as_one_sentence_and_players_never_see_npc_ship_number
     assert "Kira takes Evade as an action: corkscrew." in players
     assert "Dex fires the ion cannon at Imperial frigate as an action." in players
     assert "Imperial frigate takes 20 damage (ion cannon)." in players
-    assert ("Imperial frigate takes 20 damage (ion cannon): 20 to shields and 0 to hull "
-            "(shields 3/40, hull 47/60).") in gm
+    assert (
+        "Imperial frigate takes 20 damage (ion cannon): 20 to shields and 0 to hull (shields 3/40, hull 47/60)."
+    ) in gm
     assert "Imperial frigate regenerates its shields." in players
-    assert ("The GM spends one of Imperial frigate's shield dice (d10, Fortress) to restore 6 shield points "
-            "(shields 9/40).") in gm
+    assert (
+        "The GM spends one of Imperial frigate's shield dice (d10, Fortress) to restore 6 shield points (shields 9/40)."
+    ) in gm
     assert "Imperial frigate's turn begins." in players
     assert "Imperial frigate's turn begins: its power core produces 2 power dice (d2 shows 2)." in gm
     assert "Captain Vrask spends power dice on engines." in players
@@ -994,15 +1142,35 @@ def test_every_event_reads_as_one_sentence_and_players_never_see_npc_ship_number
 def test_public_enemy_numbers_setting_shows_them_to_players():
     t = begin({"enemy_numbers": "public"})
     [e] = t.do(sw.Damage(ship="frigate", amount=5))
-    assert sw.describe(_state_before(t), e, gm=False) == ("Imperial frigate takes 5 damage: 5 to shields and 0 to "
-                                                          "hull (shields 18/40, hull 47/60).")
+    assert sw.describe(_state_before(t), e, gm=False) == (
+        "Imperial frigate takes 5 damage: 5 to shields and 0 to hull (shields 18/40, hull 47/60)."
+    )
 
 
 # --- invariants ------------------------------------------------------------------------------------------------
 
 # Weighted like a game: mostly moving turns along and acting, now and then damage, corrections and crew changes.
-OPS = (["advance"] * 6 + ["action"] * 4 + ["reaction"] * 2 + ["spend"] * 2 + ["distribute", "regen", "order",
-       "start_turn", "end_turn", "end_ship", "damage", "damage", "adjust", "assign", "allow", "undo", "undo"])
+OPS = (
+    ["advance"] * 6
+    + ["action"] * 4
+    + ["reaction"] * 2
+    + ["spend"] * 2
+    + [
+        "distribute",
+        "regen",
+        "order",
+        "start_turn",
+        "end_turn",
+        "end_ship",
+        "damage",
+        "damage",
+        "adjust",
+        "assign",
+        "allow",
+        "undo",
+        "undo",
+    ]
+)
 STEPS = st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 4), st.integers(0, 10_000)), max_size=80)
 ACTION_NAMES = [a.key for a in sw.ACTION_MENU] + ["jam"]
 PEOPLE = ["kira", "dex", "mira", "vrask", "tolo"]
@@ -1034,11 +1202,13 @@ def command_for(state, op, who, seed):
         left = state.remaining_crew(state.ship_turn) if state.ship_turn else ()
         return sw.StartCrewTurn(actor=left[0].id if left and rng.random() < 0.8 else actor)
     if op in ("action", "reaction"):
-        return sw.TakeAction(actor=state.acting or actor if op == "action" else actor,
-                             action=rng.choice(ACTION_NAMES), slot=op if op == "reaction" else rng.choice(
-                                 ["action", "action", "bonus"]),
-                             weapon=rng.choice(["laser cannons", "ion cannon", "turbolaser"]),
-                             target=rng.choice(["", "hawk", "frigate"]))
+        return sw.TakeAction(
+            actor=state.acting or actor if op == "action" else actor,
+            action=rng.choice(ACTION_NAMES),
+            slot=op if op == "reaction" else rng.choice(["action", "action", "bonus"]),
+            weapon=rng.choice(["laser cannons", "ion cannon", "turbolaser"]),
+            target=rng.choice(["", "hawk", "frigate"]),
+        )
     if op == "spend":
         f = state.fighter(actor)
         stocked = [s for s in ships.STORES if f.ship and state.ship(f.ship).stored(s)] or list(ships.STORES)
@@ -1052,8 +1222,9 @@ def command_for(state, op, who, seed):
     if op == "damage":
         return sw.Damage(ship=rng.choice(["hawk", "frigate"]), amount=rng.choice([rng.randint(1, 12), 45, 110]))
     if op == "adjust":
-        return sw.AdjustShip(ship=rng.choice(["hawk", "frigate"]), what=rng.choice(sw.ADJUSTABLE),
-                             value=rng.randint(0, 70))
+        return sw.AdjustShip(
+            ship=rng.choice(["hawk", "frigate"]), what=rng.choice(sw.ADJUSTABLE), value=rng.randint(0, 70)
+        )
     if op == "assign":
         target = rng.choice(["", "hawk", "frigate"]) if rng.random() < 0.3 else state.fighter(actor).ship
         return sw.AssignCrew(fighter=actor, ship=target, station=rng.choice(["", "pilot", "gunner"]) if target else "")
@@ -1087,8 +1258,10 @@ def assert_invariants(state):
 
 
 def fresh_combat(seed):
-    t = begin(hawk_over={"reactor": "ionization", "coupling": "distributed", "power": {"engines": 2}},
-              frigate_over={"weapons": ["turbolaser"]})
+    t = begin(
+        hawk_over={"reactor": "ionization", "coupling": "distributed", "power": {"engines": 2}},
+        frigate_over={"weapons": ["turbolaser"]},
+    )
     t.undo_last()
     t.run(sw.StartCombat(), SeededDice(seed))
     return t
@@ -1139,8 +1312,9 @@ def test_undo_then_replay_equals_the_state_before(first, second, damage):
     t.do(sw.StartCrewTurn(actor="mira"))
     t.do(sw.TakeAction(actor="mira", action="patch"), faces=[first])
     before = t.state
-    t.do(sw.TakeAction(actor="dex", action="patch", slot="reaction"), faces=[second]) if before.ship("hawk").hull < 30 \
-        else t.do(sw.Damage(ship="hawk", amount=damage))
+    t.do(sw.TakeAction(actor="dex", action="patch", slot="reaction"), faces=[second]) if before.ship(
+        "hawk"
+    ).hull < 30 else t.do(sw.Damage(ship="hawk", amount=damage))
     t.undo_last()
     assert t.state == before
     t.do(sw.Damage(ship="hawk", amount=damage))
@@ -1149,6 +1323,7 @@ def test_undo_then_replay_equals_the_state_before(first, second, damage):
 
 
 # --- damage with its source, and where the log stands ----------------------------------------------------------
+
 
 def test_damage_may_name_the_ship_or_crew_member_that_dealt_it():
     t = begin()
@@ -1159,8 +1334,10 @@ def test_damage_may_name_the_ship_or_crew_member_that_dealt_it():
     gm_log, player_log = sentences(t, True), sentences(t, False)
     assert "Imperial frigate takes 5 damage from Dex: 5 to shields and 0 to hull (shields 18/40, hull 47/60)." in gm_log
     assert "Imperial frigate takes 5 damage from Dex." in player_log
-    assert "Ebon Hawk takes 3 damage from Imperial frigate: 3 to shields and 0 to hull (shields 13/20, hull 30/30)." \
+    assert (
+        "Ebon Hawk takes 3 damage from Imperial frigate: 3 to shields and 0 to hull (shields 13/20, hull 30/30)."
         in player_log
+    )
 
 
 def test_the_state_says_which_ship_turn_the_log_is_in():

@@ -10,10 +10,10 @@ through `services.submit(..., dice=ScriptedDice(...))`, or typed in as a physica
 from __future__ import annotations
 
 import functools
-from html import unescape
 import io
 import json
 import re
+from html import unescape
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -26,15 +26,15 @@ from hypothesis import strategies as st
 from campaigns import services as campaign_services
 from campaigns.models import Character
 from combat import exports, fragments, review, services, store
-from combat.models import Encounter, EncounterEvent
-from combat.rules.dice import ScriptedDice
+from combat.models import Encounter
 from combat.rules import sw5e as sw
+from combat.rules.dice import ScriptedDice
 from combat.tables import sw5e as table
 from ships.models import CrewAssignment, Ship
-from tests.combat.test_consumers import QUIET, receive, receive_update, sockets  # noqa: F401  (fixture)
-from tests.test_fuzz import FUZZ, check, mutated, value
 from tests.combat.helpers import state_of, valid_sheet
+from tests.combat.test_consumers import QUIET, receive, receive_update, sockets  # noqa: F401  (fixture)
 from tests.conftest import examples
+from tests.test_fuzz import FUZZ, check, mutated, value
 
 pytestmark = pytest.mark.django_db
 
@@ -46,28 +46,58 @@ TALON_INITIATIVE = 43  # the GM's value for the Red Talon: GM-only too
 
 @pytest.fixture
 def tess(campaign, player):
-    return Character.objects.create(campaign=campaign, name="Tess", owner=player, system="sw5e",
-                                    stats=sheet(initiative_mod=3, station="pilot", bonus_action=True))
+    return Character.objects.create(
+        campaign=campaign,
+        name="Tess",
+        owner=player,
+        system="sw5e",
+        stats=sheet(initiative_mod=3, station="pilot", bonus_action=True),
+    )
 
 
 @pytest.fixture
 def oru(campaign, other_player):
-    return Character.objects.create(campaign=campaign, name="Oru", owner=other_player, system="sw5e",
-                                    stats=sheet(initiative_mod=1, station="gunner"))
+    return Character.objects.create(
+        campaign=campaign,
+        name="Oru",
+        owner=other_player,
+        system="sw5e",
+        stats=sheet(initiative_mod=1, station="gunner"),
+    )
 
 
 @pytest.fixture
 def vrask(campaign):
-    return Character.objects.create(campaign=campaign, name="Vrask", kind="npc", system="sw5e",
-                                    stats=sheet(initiative_mod=1), gm_notes="SECRET-NPC-NOTE")
+    return Character.objects.create(
+        campaign=campaign,
+        name="Vrask",
+        kind="npc",
+        system="sw5e",
+        stats=sheet(initiative_mod=1),
+        gm_notes="SECRET-NPC-NOTE",
+    )
 
 
 @pytest.fixture
 def lantern(campaign, tess, oru):
     ship = Ship.objects.create(
-        campaign=campaign, name="Lantern", size="medium", tier=1, hull=40, hull_max=45, shields=20, shields_max=30,
-        hull_dice=6, shield_dice=6, shield_type="directional", reactor="fuel_cell", coupling="hub_and_spoke",
-        power_central=1, weapons="laser cannons, ion cannon", con_mod=1)
+        campaign=campaign,
+        name="Lantern",
+        size="medium",
+        tier=1,
+        hull=40,
+        hull_max=45,
+        shields=20,
+        shields_max=30,
+        hull_dice=6,
+        shield_dice=6,
+        shield_type="directional",
+        reactor="fuel_cell",
+        coupling="hub_and_spoke",
+        power_central=1,
+        weapons="laser cannons, ion cannon",
+        con_mod=1,
+    )
     CrewAssignment.objects.create(ship=ship, character=tess, station="pilot")
     CrewAssignment.objects.create(ship=ship, character=oru, station="gunner")
     return ship
@@ -76,9 +106,25 @@ def lantern(campaign, tess, oru):
 @pytest.fixture
 def talon(campaign, vrask):
     ship = Ship.objects.create(
-        campaign=campaign, name="Red Talon", side=Ship.Side.NPC, size="small", tier=2, hull=777, hull_max=987,
-        shields=321, shields_max=654, hull_dice=5, shield_dice=5, shield_type="quick_charge", reactor="fuel_cell",
-        coupling="direct", power_central=3, weapons="twin blasters", initiative_mod=2, notes="SECRET-SHIP-NOTE")
+        campaign=campaign,
+        name="Red Talon",
+        side=Ship.Side.NPC,
+        size="small",
+        tier=2,
+        hull=777,
+        hull_max=987,
+        shields=321,
+        shields_max=654,
+        hull_dice=5,
+        shield_dice=5,
+        shield_type="quick_charge",
+        reactor="fuel_cell",
+        coupling="direct",
+        power_central=3,
+        weapons="twin blasters",
+        initiative_mod=2,
+        notes="SECRET-SHIP-NOTE",
+    )
     CrewAssignment.objects.create(ship=ship, character=vrask, station="pilot")
     return ship
 
@@ -91,8 +137,13 @@ def setting_fields(**overrides):
 
 
 def builder_form(pcs, ships: dict, **overrides):
-    form = {"name": "Skirmish at the relay", "model": "sw5e", "pcs": [pc.pk for pc in pcs],
-            **{f"ship_{ship.pk}": choice for ship, choice in ships.items()}, **setting_fields()}
+    form = {
+        "name": "Skirmish at the relay",
+        "model": "sw5e",
+        "pcs": [pc.pk for pc in pcs],
+        **{f"ship_{ship.pk}": choice for ship, choice in ships.items()},
+        **setting_fields(),
+    }
     form.update(overrides)
     return form
 
@@ -197,19 +248,31 @@ def assert_no_gm_fact(html: str, enc) -> None:
 
 # --- ships for SW5e: the builder -----------------------------------------------------------------------------------
 
-def test_the_builder_takes_ships_with_surprise_and_crews_from_their_stations(gm_client, campaign, tess, oru, vrask,
-                                                                             lantern, talon):
+
+def test_the_builder_takes_ships_with_surprise_and_crews_from_their_stations(
+    gm_client, campaign, tess, oru, vrask, lantern, talon
+):
     url = reverse("encounter_create", args=[campaign.pk])
     page = gm_client.get(url, {"model": "sw5e"}, headers={"HX-Request": "true"}).content.decode()
     assert "Lantern (party ship)" in page and "Red Talon (NPC ship)" in page
     assert "In the fight, surprised" in page and "Surprised crew members" in page
     assert "cannot be played yet" not in page
     assert "Unseen at the start" not in page  # surprise does that job in SW5e
-    enc = build(gm_client, campaign, [tess, oru], {lantern: "ready", talon: "surprised"},
-                surprised_crew=[oru.pk], setting_enemy_numbers="hidden")
-    assert enc.setup == {"ships": [{"pk": lantern.pk, "side": "pc", "surprised": False},
-                                   {"pk": talon.pk, "side": "npc", "surprised": True}],
-                         "surprised_crew": [oru.pk]}
+    enc = build(
+        gm_client,
+        campaign,
+        [tess, oru],
+        {lantern: "ready", talon: "surprised"},
+        surprised_crew=[oru.pk],
+        setting_enemy_numbers="hidden",
+    )
+    assert enc.setup == {
+        "ships": [
+            {"pk": lantern.pk, "side": "pc", "surprised": False},
+            {"pk": talon.pk, "side": "npc", "surprised": True},
+        ],
+        "surprised_crew": [oru.pk],
+    }
     state = store.load_state(enc)
     assert [s.id for s in state.ships] == [sid(lantern), sid(talon)]
     assert state.ship(sid(talon)).surprised and not state.ship(sid(lantern)).surprised
@@ -217,15 +280,19 @@ def test_the_builder_takes_ships_with_surprise_and_crews_from_their_stations(gm_
     assert state.ship(sid(lantern)).con_mod == 1 and state.ship(sid(talon)).initiative_mod == 2
     # Vrask came along with his ship, as its helm; nobody had to add him as an enemy.
     crew = {f.id: (f.ship, f.station, f.surprised) for f in state.fighters}
-    assert crew == {key(tess): (sid(lantern), "pilot", False), key(oru): (sid(lantern), "gunner", True),
-                    key(vrask): (sid(talon), "pilot", False)}
+    assert crew == {
+        key(tess): (sid(lantern), "pilot", False),
+        key(oru): (sid(lantern), "gunner", True),
+        key(vrask): (sid(talon), "pilot", False),
+    }
     assert state.fighter(key(tess)).bonus_action and state.fighter(key(tess)).initiative_mod == 3
     assert not state.started
     assert enc.combatants.get(key=key(vrask)).hidden is False
 
 
-def test_a_crewless_npc_ship_and_npc_kinds_brought_in_several_times(gm_client, campaign, tess, oru, vrask, lantern,
-                                                                    talon):
+def test_a_crewless_npc_ship_and_npc_kinds_brought_in_several_times(
+    gm_client, campaign, tess, oru, vrask, lantern, talon
+):
     CrewAssignment.objects.filter(ship=talon).delete()
     enc = build(gm_client, campaign, [tess, oru], {lantern: "ready", talon: "ready"}, **{f"npc_{vrask.pk}": "2"})
     state = store.load_state(enc)
@@ -233,13 +300,17 @@ def test_a_crewless_npc_ship_and_npc_kinds_brought_in_several_times(gm_client, c
     assert {f.id: f.ship for f in state.fighters if not f.is_pc} == {key(vrask, 1): "", key(vrask, 2): ""}
 
 
-@pytest.mark.parametrize("choices,overrides,sentence", [
-    ({"lantern": "", "talon": "ready"}, {}, "Choose at least one party ship for this fight."),
-    ({"lantern": "", "talon": ""}, {}, "Choose at least one party ship for this fight."),
-    ({"lantern": "maybe", "talon": "ready"}, {}, "Choose whether the ship is in this fight."),
-])
-def test_the_builder_refuses_a_fight_without_a_party_ship(gm_client, campaign, tess, oru, lantern, talon, choices,
-                                                          overrides, sentence):
+@pytest.mark.parametrize(
+    "choices,overrides,sentence",
+    [
+        ({"lantern": "", "talon": "ready"}, {}, "Choose at least one party ship for this fight."),
+        ({"lantern": "", "talon": ""}, {}, "Choose at least one party ship for this fight."),
+        ({"lantern": "maybe", "talon": "ready"}, {}, "Choose whether the ship is in this fight."),
+    ],
+)
+def test_the_builder_refuses_a_fight_without_a_party_ship(
+    gm_client, campaign, tess, oru, lantern, talon, choices, overrides, sentence
+):
     ships = {lantern: choices["lantern"], talon: choices["talon"]}
     response = gm_client.post(reverse("encounter_create", args=[campaign.pk]), builder_form([tess, oru], ships))
     assert response.status_code == 400
@@ -271,8 +342,7 @@ def test_the_builder_offers_only_this_campaigns_ships(gm_client, gm, campaign, t
     assert [s.id for s in store.load_state(enc).ships] == [sid(lantern)]
 
 
-def test_a_character_with_stations_on_two_chosen_ships_boards_the_first(gm_client, campaign, tess, oru, lantern,
-                                                                        talon):
+def test_a_character_with_stations_on_two_chosen_ships_boards_the_first(gm_client, campaign, tess, oru, lantern, talon):
     CrewAssignment.objects.create(ship=talon, character=tess, station="gunner")
     enc = build(gm_client, campaign, [tess, oru], {lantern: "ready", talon: "ready"})
     state = store.load_state(enc)
@@ -281,11 +351,18 @@ def test_a_character_with_stations_on_two_chosen_ships_boards_the_first(gm_clien
 
 # --- the set-up stage ------------------------------------------------------------------------------------------------
 
+
 def test_the_gm_edits_crews_and_surprise_in_the_set_up(client, enc, gm, player, tess, oru, vrask, lantern, talon):
     client.force_login(gm)
     html = gm_html(enc)
-    for text in ("Set-up: initiative and crews", "Crews and stations", "Red Talon's initiative",
-                 "Roll Red Talon's initiative (d20 + 2)", "Start combat", "SECRET-NPC-NOTE"):
+    for text in (
+        "Set-up: initiative and crews",
+        "Crews and stations",
+        "Red Talon's initiative",
+        "Roll Red Talon's initiative (d20 + 2)",
+        "Start combat",
+        "SECRET-NPC-NOTE",
+    ):
         assert text in html, text
     assert shows_numbers(html) == list(SECRET_NUMBERS)  # the GM sees every number
     response = post(client, enc, "assign_crew", fighter=key(oru), ship=sid(talon), station="gunner")
@@ -297,20 +374,25 @@ def test_the_gm_edits_crews_and_surprise_in_the_set_up(client, enc, gm, player, 
     assert notice(post(client, enc, "set_surprise", target=sid(talon), surprised="on")) == ""
     assert notice(post(client, enc, "set_surprise", target=sid(talon), surprised="off")) == ""
     assert not state_of(enc).ship(sid(talon)).surprised
-    assert notice(post(client, enc, "set_surprise", target="ship999999")) == "That crew member is not in this encounter."
+    assert (
+        notice(post(client, enc, "set_surprise", target="ship999999")) == "That crew member is not in this encounter."
+    )
     # Players do neither.
     client.force_login(player)
     before = state_of(enc)
-    for command, data in (("assign_crew", {"fighter": key(tess), "ship": sid(talon), "station": "pilot"}),
-                          ("set_surprise", {"target": key(oru), "surprised": "on"}),
-                          ("set_ship_initiative", {"ship": sid(talon), "value": "1"}),
-                          ("start_combat", {})):
+    for command, data in (
+        ("assign_crew", {"fighter": key(tess), "ship": sid(talon), "station": "pilot"}),
+        ("set_surprise", {"target": key(oru), "surprised": "on"}),
+        ("set_ship_initiative", {"ship": sid(talon), "value": "1"}),
+        ("start_combat", {}),
+    ):
         assert notice(post(client, enc, command, **data)) == "Only the GM can do that."
     assert state_of(enc) == before
 
 
-def test_initiative_from_the_phones_the_lowest_pc_sets_the_ships(client, enc, gm, player, other_player, tess, oru,
-                                                                 talon):
+def test_initiative_from_the_phones_the_lowest_pc_sets_the_ships(
+    client, enc, gm, player, other_player, tess, oru, talon
+):
     # The player's phone offers "Roll initiative"; the server rolls it.
     html = player_html(enc, player)
     assert "Roll initiative" in html and 'data-may-act="1"' in html
@@ -341,10 +423,14 @@ def test_a_physical_d20_when_the_gm_allows_it(client, gm, campaign, player, tess
     enc = build(client, campaign, [tess, oru], {lantern: "ready", talon: "ready"}, setting_entered_initiative="on")
     client.force_login(player)
     assert "Use my roll" in player_html(enc, player)
-    assert notice(post(client, enc, "roll_initiative", actor=key(tess), entered="21")) == \
-        "A d20 shows a face from 1 to 20."
-    assert notice(post(client, enc, "roll_initiative", actor=key(tess), entered="seven")) == \
-        "Entered must be a whole number."
+    assert (
+        notice(post(client, enc, "roll_initiative", actor=key(tess), entered="21"))
+        == "A d20 shows a face from 1 to 20."
+    )
+    assert (
+        notice(post(client, enc, "roll_initiative", actor=key(tess), entered="seven"))
+        == "Entered must be a whole number."
+    )
     assert notice(post(client, enc, "roll_initiative", actor=key(tess), entered="7")) == ""
     assert state_of(enc).fighter(key(tess)).initiative == 10
     assert "Tess rolls initiative: 7 (entered) + 3 = 10." in player_html(enc, player)
@@ -366,6 +452,7 @@ def test_tied_ships_wait_for_the_gms_order(enc, gm, player, other_player, tess, 
 
 # --- ship turns and crew turns through the act endpoint ------------------------------------------------------------
 
+
 def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, tess, oru, vrask, lantern, talon):
     to_combat(enc, gm, player, other_player, tess, oru, talon)
     # The Red Talon acts first; the phones say so, and offer nothing yet.
@@ -381,8 +468,10 @@ def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, te
     assert "The reactor produced 1 power die: where do they go?" in html and 'data-may-act="1"' in html
     assert "Central store <small>(1 of 2 free)</small>" in html
     client.force_login(player)
-    assert notice(post(client, enc, "distribute_power", actor=key(tess), engines="2")) == \
-        "The reactor produced 1 power die this turn, not 2."
+    assert (
+        notice(post(client, enc, "distribute_power", actor=key(tess), engines="2"))
+        == "The reactor produced 1 power die this turn, not 2."
+    )
     assert notice(post(client, enc, "distribute_power", actor=key(tess), central="1")) == ""
     assert state_of(enc).ship(L).power["central"] == 2
     assert '<meter min="0" max="2" value="2" aria-label="Lantern Central">' in player_html(enc, player)
@@ -403,8 +492,10 @@ def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, te
     assert notice(post(client, enc, "set_crew_order", actor=key(tess), order=[key(tess), key(oru)])) == ""
     assert state_of(enc).order_final
     client.force_login(other_player)
-    assert notice(post(client, enc, "set_crew_order", actor=key(oru), order=[key(oru), key(tess)])) == \
-        "Tess at the helm has settled the order for this turn."
+    assert (
+        notice(post(client, enc, "set_crew_order", actor=key(oru), order=[key(oru), key(tess)]))
+        == "Tess at the helm has settled the order for this turn."
+    )
     assert notice(post(client, enc, "start_crew_turn", actor=key(oru))) == "The crew's order has Tess go next."
     assert "Take my turn" not in player_html(enc, other_player)
 
@@ -416,10 +507,16 @@ def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, te
     assert "Action: ready" in html and "Bonus action: ready" in html and "Reaction: ready" in html
     assert '<option value="evade">Evade (helm only)</option>' in html
     assert '<option value="laser cannons" selected>laser cannons</option>' in html  # the first not yet fired
-    assert notice(post(client, enc, "take_action", actor=key(tess), action="fire", weapon="laser cannons",
-                       target=sid(talon))) == ""
-    assert notice(post(client, enc, "take_action", actor=key(tess), action="detect")) == \
-        "Tess has already taken an action this turn."
+    assert (
+        notice(
+            post(client, enc, "take_action", actor=key(tess), action="fire", weapon="laser cannons", target=sid(talon))
+        )
+        == ""
+    )
+    assert (
+        notice(post(client, enc, "take_action", actor=key(tess), action="detect"))
+        == "Tess has already taken an action this turn."
+    )
     assert notice(post(client, enc, "take_action", actor=key(tess), action="evade", slot="bonus")) == ""
     html = player_html(enc, player)
     assert "Action: used" in html and "Bonus action: used" in html
@@ -433,19 +530,26 @@ def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, te
     assert '<option value="laser cannons"' not in html
     assert '<option value="ion cannon" selected>ion cannon</option>' in html
     assert "Evade (helm only)" not in html and "Bonus action" not in html
-    assert notice(post(client, enc, "take_action", actor=key(oru), action="fire", weapon="laser cannons")) == \
-        "The laser cannons has already fired this round."
-    assert notice(post(client, enc, "take_action", actor=key(oru), action="evade")) == \
-        "Only the helm can take Evade: Tess is at the helm of Lantern."
-    assert notice(post(client, enc, "take_action", actor=key(oru), action="fire", weapon="ion cannon",
-                       target=sid(talon))) == ""
+    assert (
+        notice(post(client, enc, "take_action", actor=key(oru), action="fire", weapon="laser cannons"))
+        == "The laser cannons has already fired this round."
+    )
+    assert (
+        notice(post(client, enc, "take_action", actor=key(oru), action="evade"))
+        == "Only the helm can take Evade: Tess is at the helm of Lantern."
+    )
+    assert (
+        notice(post(client, enc, "take_action", actor=key(oru), action="fire", weapon="ion cannon", target=sid(talon)))
+        == ""
+    )
     # Power dice: rolled by the server (tier 1: d4); a system's dice only for that system.
-    assert notice(post(client, enc, "spend_power", actor=key(oru), system="weapons", store="engines")) == \
-        "Dice in the engines store fuel only engines; central dice fuel anything."
+    assert (
+        notice(post(client, enc, "spend_power", actor=key(oru), system="weapons", store="engines"))
+        == "Dice in the engines store fuel only engines; central dice fuel anything."
+    )
     result = go(enc, other_player, "spend_power", dice=[3], actor=key(oru), system="weapons", store="central")
     assert result.ok
-    assert "Oru spends 1 power die from the central store on weapons (d4 shows 3, total 3)." in \
-        player_html(enc, player)
+    assert "Oru spends 1 power die from the central store on weapons (d4 shows 3, total 3)." in player_html(enc, player)
     assert state_of(enc).ship(L).power["central"] == 1
     assert notice(post(client, enc, "end_crew_turn", actor=key(oru))) == ""
 
@@ -466,8 +570,9 @@ def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, te
     assert "Round 2" in player_html(enc, player)
 
 
-def test_only_crew_of_that_ship_assign_its_dice(client, gm, campaign, player, other_player, tess, oru, vrask, lantern,
-                                                talon):
+def test_only_crew_of_that_ship_assign_its_dice(
+    client, gm, campaign, player, other_player, tess, oru, vrask, lantern, talon
+):
     CrewAssignment.objects.filter(character=oru).delete()
     CrewAssignment.objects.create(ship=talon, character=oru, station="gunner")  # Oru is aboard the Red Talon
     client.force_login(gm)
@@ -479,18 +584,23 @@ def test_only_crew_of_that_ship_assign_its_dice(client, gm, campaign, player, ot
     ok(enc, gm, "start_combat")
     # The Red Talon's turn, Oru aboard: Tess (on the Lantern) may not place its dice, nor may her player for Oru.
     client.force_login(player)
-    assert notice(post(client, enc, "distribute_power", actor=key(tess), central="1")) == \
-        "Tess is not aboard Red Talon, whose turn it is."
-    assert notice(post(client, enc, "distribute_power", actor=key(oru), central="1")) == \
-        "You can act only for your own character."
+    assert (
+        notice(post(client, enc, "distribute_power", actor=key(tess), central="1"))
+        == "Tess is not aboard Red Talon, whose turn it is."
+    )
+    assert (
+        notice(post(client, enc, "distribute_power", actor=key(oru), central="1"))
+        == "You can act only for your own character."
+    )
     assert notice(post(client, enc, "distribute_power", central="1")) == "Only the GM can do that."
     assert state_of(enc).stage == "power"
     client.force_login(other_player)
     assert notice(post(client, enc, "distribute_power", actor=key(oru), central="1")) == ""
 
 
-def test_only_the_helm_sets_the_final_order_and_the_gm_may_settle_it(enc, gm, player, other_player, tess, oru, vrask,
-                                                                     talon):
+def test_only_the_helm_sets_the_final_order_and_the_gm_may_settle_it(
+    enc, gm, player, other_player, tess, oru, vrask, talon
+):
     to_combat(enc, gm, player, other_player, tess, oru, talon)
     to_lantern_turn(enc, gm, vrask, talon)
     ok(enc, player, "distribute_power", actor=key(tess), central=1)
@@ -502,14 +612,17 @@ def test_only_the_helm_sets_the_final_order_and_the_gm_may_settle_it(enc, gm, pl
     state = state_of(enc)
     assert state.order_final and state.order_by == ""
     assert "Crew order, settled by the GM: Oru, Tess." in player_html(enc, player)
-    assert go(enc, other_player, "set_crew_order", actor=key(oru), order=f"{key(tess)},{key(oru)}").error == \
-        "The GM has settled the order for this turn."
+    assert (
+        go(enc, other_player, "set_crew_order", actor=key(oru), order=f"{key(tess)},{key(oru)}").error
+        == "The GM has settled the order for this turn."
+    )
     ok(enc, player, "set_crew_order", actor=key(tess), order=f"{key(tess)},{key(oru)}")  # the helm may re-settle
     assert state_of(enc).crew_order == (key(tess), key(oru)) and state_of(enc).order_by == key(tess)
 
 
-def test_surprise_costs_the_first_turn_and_the_reaction_until_it_ends(client, gm, campaign, player, other_player, tess,
-                                                                      oru, vrask, lantern, talon):
+def test_surprise_costs_the_first_turn_and_the_reaction_until_it_ends(
+    client, gm, campaign, player, other_player, tess, oru, vrask, lantern, talon
+):
     client.force_login(gm)
     enc = build(client, campaign, [tess, oru], {lantern: "ready", talon: "ready"}, surprised_crew=[oru.pk])
     to_combat(enc, gm, player, other_player, tess, oru, talon)
@@ -518,8 +631,10 @@ def test_surprise_costs_the_first_turn_and_the_reaction_until_it_ends(client, gm
     assert "React (out of turn)" not in html
     assert "React (out of turn)" in player_html(enc, player)
     client.force_login(other_player)
-    assert notice(post(client, enc, "take_action", actor=key(oru), action="interfere", slot="reaction")) == \
-        "Oru is surprised: no reaction until their first turn ends."
+    assert (
+        notice(post(client, enc, "take_action", actor=key(oru), action="interfere", slot="reaction"))
+        == "Oru is surprised: no reaction until their first turn ends."
+    )
     to_lantern_turn(enc, gm, vrask, talon)
     ok(enc, player, "distribute_power", actor=key(tess), central=1)
     assert notice(post(client, enc, "start_crew_turn", actor=key(oru))) == ""
@@ -529,8 +644,10 @@ def test_surprise_costs_the_first_turn_and_the_reaction_until_it_ends(client, gm
     # From now on Oru may react, once, and gets it back at the start of the next turn.
     assert notice(post(client, enc, "take_action", actor=key(oru), action="interfere", slot="reaction")) == ""
     assert "Reaction: used" in player_html(enc, other_player)
-    assert notice(post(client, enc, "take_action", actor=key(oru), action="direct", slot="reaction")) == \
-        "Oru has already used their reaction; it returns at the start of their next turn."
+    assert (
+        notice(post(client, enc, "take_action", actor=key(oru), action="direct", slot="reaction"))
+        == "Oru has already used their reaction; it returns at the start of their next turn."
+    )
 
 
 def test_the_gm_runs_an_npc_ship_and_its_crew(client, enc, gm, player, other_player, tess, oru, vrask, lantern, talon):
@@ -542,8 +659,14 @@ def test_the_gm_runs_an_npc_ship_and_its_crew(client, enc, gm, player, other_pla
     assert notice(post(client, enc, "start_crew_turn", actor=key(vrask))) == ""
     html = gm_html(enc)
     assert "Vrask is acting" in html and '<option value="twin blasters" selected>twin blasters</option>' in html
-    assert notice(post(client, enc, "take_action", actor=key(vrask), action="fire", weapon="twin blasters",
-                       target=sid(lantern))) == ""
+    assert (
+        notice(
+            post(
+                client, enc, "take_action", actor=key(vrask), action="fire", weapon="twin blasters", target=sid(lantern)
+            )
+        )
+        == ""
+    )
     assert notice(post(client, enc, "damage", ship=sid(lantern), amount="25", by=sid(talon))) == ""
     ship = state_of(enc).ship(sid(lantern))
     assert (ship.shields, ship.hull) == (0, 35)  # 20 shields, then 5 to the hull
@@ -590,8 +713,8 @@ def test_undo_from_the_gms_screen(client, enc, gm, player, other_player, tess, o
 
 # --- what players see and never see -----------------------------------------------------------------------------------
 
-def test_players_never_see_npc_ship_numbers_and_the_gm_sees_all(enc, gm, player, other_player, tess, oru, vrask,
-                                                                talon):
+
+def test_players_never_see_npc_ship_numbers_and_the_gm_sees_all(enc, gm, player, other_player, tess, oru, vrask, talon):
     to_combat(enc, gm, player, other_player, tess, oru, talon)
     for user in (player, other_player):
         html = player_html(enc, user)
@@ -630,8 +753,9 @@ def test_a_player_sees_their_ship_in_full(enc, gm, player, other_player, tess, o
     assert "<h2>Oru</h2>" not in html  # only their own crew member
 
 
-def test_a_pc_the_gm_puts_aboard_the_npc_ship_still_sees_none_of_its_numbers(enc, gm, player, other_player, tess,
-                                                                             oru, vrask, talon):
+def test_a_pc_the_gm_puts_aboard_the_npc_ship_still_sees_none_of_its_numbers(
+    enc, gm, player, other_player, tess, oru, vrask, talon
+):
     ok(enc, gm, "assign_crew", fighter=key(oru), ship=sid(talon), station="gunner")
     ok(enc, player, "roll_initiative", dice=[10], actor=key(tess))
     ok(enc, other_player, "roll_initiative", dice=[15], actor=key(oru))
@@ -650,8 +774,10 @@ def _enc_state(enc):
 
 # --- the end: write-back ---------------------------------------------------------------------------------------------
 
-def test_ending_writes_hull_shields_dice_and_power_back_to_the_ships(enc, gm, player, other_player, tess, oru, vrask,
-                                                                     lantern, talon):
+
+def test_ending_writes_hull_shields_dice_and_power_back_to_the_ships(
+    enc, gm, player, other_player, tess, oru, vrask, lantern, talon
+):
     to_combat(enc, gm, player, other_player, tess, oru, talon)
     to_lantern_turn(enc, gm, vrask, talon)  # the Red Talon stores its die: 4 in the central store
     ok(enc, player, "distribute_power", actor=key(tess), central=1)
@@ -674,8 +800,9 @@ def test_write_back_touches_only_ships_of_the_encounters_campaign(enc, gm, lante
     elsewhere = campaign_services.create_campaign(gm, name="Elsewhere", combat_model="sw5e", description="")
     stranger = Ship.objects.create(campaign=elsewhere, name="Stranger", hull=10, hull_max=30)
     state = state_of(enc)
-    forged = sw.State(ships=state.ships + (sw.Ship(id=sid(stranger), name="Stranger", hull=1, hull_max=30),),
-                      fighters=state.fighters)
+    forged = sw.State(
+        ships=state.ships + (sw.Ship(id=sid(stranger), name="Stranger", hull=1, hull_max=30),), fighters=state.fighters
+    )
     table.write_back(enc, forged)
     stranger.refresh_from_db()
     assert stranger.hull == 10
@@ -691,8 +818,10 @@ def test_write_back_keeps_within_what_the_ship_allows_now(enc, gm, lantern):
 
 # --- the after-action review ------------------------------------------------------------------------------------------
 
-def test_the_review_counts_power_dice_rolls_and_damage_by_ship_and_crew(client, enc, gm, player, other_player, tess,
-                                                                        oru, vrask, lantern, talon):
+
+def test_the_review_counts_power_dice_rolls_and_damage_by_ship_and_crew(
+    client, enc, gm, player, other_player, tess, oru, vrask, lantern, talon
+):
     to_combat(enc, gm, player, other_player, tess, oru, talon)
     ok(enc, gm, "distribute_power", central=1)
     ok(enc, gm, "start_crew_turn", actor=key(vrask))
@@ -744,12 +873,15 @@ def test_exports_of_an_sw5e_encounter_import_back(client, enc, gm, player, other
 
 # --- queries ----------------------------------------------------------------------------------------------------------
 
-def test_queries_per_action_do_not_grow_with_the_crew(client, gm, campaign, player, other_player, tess, oru, vrask,
-                                                      lantern, talon, django_capture_on_commit_callbacks):
+
+def test_queries_per_action_do_not_grow_with_the_crew(
+    client, gm, campaign, player, other_player, tess, oru, vrask, lantern, talon, django_capture_on_commit_callbacks
+):
     def queries_for(extra_crew):
         client.force_login(gm)
-        enc = build(client, campaign, [tess, oru], {lantern: "ready", talon: "ready"},
-                    **{f"npc_{vrask.pk}": str(extra_crew)})
+        enc = build(
+            client, campaign, [tess, oru], {lantern: "ready", talon: "ready"}, **{f"npc_{vrask.pk}": str(extra_crew)}
+        )
         ok(enc, player, "roll_initiative", dice=[10], actor=key(tess))
         with CaptureQueriesContext(connection) as submit_q:
             with django_capture_on_commit_callbacks(execute=False):
@@ -767,11 +899,11 @@ def test_queries_per_action_do_not_grow_with_the_crew(client, gm, campaign, play
 
 # --- the websocket ----------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.django_db(transaction=True)
-async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(client, gm, campaign, player,
-                                                                                other_player, tess, oru, vrask,
-                                                                                lantern, talon, sockets,
-                                                                                close_db_connections):
+async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(
+    client, gm, campaign, player, other_player, tess, oru, vrask, lantern, talon, sockets, close_db_connections
+):
     def make():
         client.force_login(gm)
         return build(client, campaign, [tess, oru], {lantern: "ready", talon: "ready"})
@@ -789,8 +921,9 @@ async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(c
     frames = [phone_first]
 
     async def step(user, name, data, dice=(), players_learn=True):
-        result = await sync_to_async(services.submit)(enc.pk, user, name, data, f"ws-{name}-{len(frames)}",
-                                                       dice=ScriptedDice(dice))
+        result = await sync_to_async(services.submit)(
+            enc.pk, user, name, data, f"ws-{name}-{len(frames)}", dice=ScriptedDice(dice)
+        )
         assert result.ok, result.error
         [gm_html_] = await receive(gm_socket, 1, then_quiet=False)
         if not players_learn:  # the players' frame leaves before the GM's: none has come, none will
@@ -848,18 +981,45 @@ def running(enc, gm, player, other_player, tess, oru, vrask, talon):
 @example(data=None)
 def test_fuzz_the_act_endpoint(client, running, gm, player, tess, oru, vrask, talon, lantern, data):
     enc, other = running
-    ids = [key(tess), key(oru), key(vrask), sid(talon), sid(lantern), "ship999999", "pc0", "", "central", "weapons",
-           "fire", "detect", "evade", "laser cannons", "pilot", "reaction", "bonus", "1", "-1", "3"]
+    ids = [
+        key(tess),
+        key(oru),
+        key(vrask),
+        sid(talon),
+        sid(lantern),
+        "ship999999",
+        "pc0",
+        "",
+        "central",
+        "weapons",
+        "fire",
+        "detect",
+        "evade",
+        "laser cannons",
+        "pilot",
+        "reaction",
+        "bonus",
+        "1",
+        "-1",
+        "3",
+    ]
     if data is None:  # a fixed example: a player issuing the GM's damage for another encounter's ship
         gm_side, form = False, {"command": "damage", "ship": "ship999999", "amount": "5", "key": "x"}
     else:
         gm_side = data.draw(st.booleans())
-        form = data.draw(st.fixed_dictionaries(
-            # A GM's end would leave every later example an ended table; players try it (and are refused).
-            {"command": st.one_of(st.sampled_from(COMMANDS + ([] if gm_side else ["end_encounter"])), value),
-             "key": st.one_of(st.uuids().map(str), value)},
-            optional={name: st.one_of(st.sampled_from(ids), value, st.lists(st.sampled_from(ids), max_size=3))
-                      for name in FIELDS}))
+        form = data.draw(
+            st.fixed_dictionaries(
+                # A GM's end would leave every later example an ended table; players try it (and are refused).
+                {
+                    "command": st.one_of(st.sampled_from(COMMANDS + ([] if gm_side else ["end_encounter"])), value),
+                    "key": st.one_of(st.uuids().map(str), value),
+                },
+                optional={
+                    name: st.one_of(st.sampled_from(ids), value, st.lists(st.sampled_from(ids), max_size=3))
+                    for name in FIELDS
+                },
+            )
+        )
     client.force_login(gm if gm_side else player)
     before = Encounter.objects.get(pk=enc.pk)
     response = check(client, "post", act_url(enc), form, htmx=True)

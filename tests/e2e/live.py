@@ -43,15 +43,22 @@ def daphne_server(tmp_path_factory, request):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     env.update(FRAY_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false")
     manage = [sys.executable, str(ROOT / "manage.py")]
-    for args in (["migrate", "--noinput", "-v0"], ["collectstatic", "--noinput", "-v0"], ["load_demo"],
-                 ["shell", "-c", ADD_LURKER + getattr(request.module, "SERVER_SETUP", "")]):
+    for args in (
+        ["migrate", "--noinput", "-v0"],
+        ["collectstatic", "--noinput", "-v0"],
+        ["load_demo"],
+        ["shell", "-c", ADD_LURKER + getattr(request.module, "SERVER_SETUP", "")],
+    ):
         done = subprocess.run(manage + args, env=env, cwd=ROOT, capture_output=True, text=True)
         assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
     port = _free_port()
     log = open(var / "daphne.log", "w")
     daphne = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-        env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        env=env,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30

@@ -146,8 +146,11 @@ PAGES = {
     "HERO table, my phase": ("ana", ("Rooftop at midnight",), "Rooftop at midnight"),
     "HERO table, waiting": ("ben", ("Rooftop at midnight",), "Rooftop at midnight"),
     "Expanse table, my turn": ("ana", ("Tycho dock",), "Tycho dock"),
-    "encounter log": ("ana", ("Ambush at the derelict relay", "log and charts"),
-                      "Ambush at the derelict relay: the log"),
+    "encounter log": (
+        "ana",
+        ("Ambush at the derelict relay", "log and charts"),
+        "Ambush at the derelict relay: the log",
+    ),
     "encounter log with dice": ("ana", ("Tycho dock", "log and charts"), "Tycho dock: the log"),
     "not found, logged in": ("ana", "/campaigns/999999/", "Not Found"),
 }
@@ -202,8 +205,9 @@ def audit(page) -> list[dict]:
             nodes: v.nodes.map(n => ({target: n.target.join(" "), summary: n.failureSummary}))}));
         return [...list("violation", result.violations), ...list("undecided", result.incomplete)];
     }""")
-    return [v for v in found
-            if v["impact"] in SERIOUS and not (v["kind"] == "undecided" and v["id"] in A_PERSON_DECIDES)]
+    return [
+        v for v in found if v["impact"] in SERIOUS and not (v["kind"] == "undecided" and v["id"] in A_PERSON_DECIDES)
+    ]
 
 
 def described(violations) -> str:
@@ -224,8 +228,7 @@ SCREENS = {"light": {"width": 360, "height": 740}, "dark": {"width": 412, "heigh
 @pytest.mark.parametrize("name", list(PAGES))
 def test_no_serious_accessibility_violation(daphne_server, phone, logins, name, scheme):
     user, how, heading = PAGES[name]
-    page = phone(color_scheme=scheme, viewport=SCREENS[scheme],
-                 **({"storage_state": logins[user]} if user else {}))
+    page = phone(color_scheme=scheme, viewport=SCREENS[scheme], **({"storage_state": logins[user]} if user else {}))
     open_page(page, daphne_server, how)
     expect(page.locator("h1")).to_have_text(heading)  # the page meant, not a login form or an error in its place
     if name.endswith(("my turn", "my phase")):  # Ana may act: her own controls are on screen

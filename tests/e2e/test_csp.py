@@ -19,8 +19,7 @@ CAMPAIGN = "The Drift Between Stars"
 ENCOUNTER = "Ambush at the derelict relay"
 
 
-def test_campaign_table_and_character_form_run_without_a_csp_violation(daphne_server, phone, csp_violations,
-                                                                        settings):
+def test_campaign_table_and_character_form_run_without_a_csp_violation(daphne_server, phone, csp_violations, settings):
     base = daphne_server
     page = phone()
     errors = []
@@ -46,8 +45,10 @@ def test_campaign_table_and_character_form_run_without_a_csp_violation(daphne_se
     expect(page.locator(".qr svg")).to_be_visible()
     link = page.get_by_label("Invite link")
     link.click()
-    selected = page.evaluate("() => { const i = document.querySelector('input.copy');"
-                             " return [i.selectionStart, i.selectionEnd, i.value.length]; }")
+    selected = page.evaluate(
+        "() => { const i = document.querySelector('input.copy');"
+        " return [i.selectionStart, i.selectionEnd, i.value.length]; }"
+    )
     assert selected[0] == 0 and selected[1] == selected[2] > 0, selected
     before_notes = page.url
     page.get_by_role("link", name="Edit notes").click()
@@ -79,8 +80,10 @@ def test_campaign_table_and_character_form_run_without_a_csp_violation(daphne_se
 
     # The policy is enforced, and the reporter would have seen a violation: an injected inline script is
     # blocked and reported. (Then forgotten, so the fixture's end-of-test check stays about Fray's pages.)
-    page.evaluate("() => { const s = document.createElement('script'); s.textContent = 'window.__inline = 1';"
-                  " document.head.append(s); }")
+    page.evaluate(
+        "() => { const s = document.createElement('script'); s.textContent = 'window.__inline = 1';"
+        " document.head.append(s); }"
+    )
     for _ in range(50):
         if csp_violations:
             break

@@ -14,9 +14,17 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
-from tests.e2e.live import (fits, join_table, keeps_gm_secrets, log_has, log_in, phone_opener,
-                            reviews_keep_gm_secrets, start_built_encounter)
+from tests.e2e.live import (
+    daphne_server,  # noqa: F401  (fixture)
+    fits,
+    join_table,
+    keeps_gm_secrets,
+    log_has,
+    log_in,
+    phone_opener,
+    reviews_keep_gm_secrets,
+    start_built_encounter,
+)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -34,7 +42,6 @@ def check_player(page, who):
     keeps_gm_secrets(page, who, GM_ONLY)
 
 
-
 def turn_of(gm):
     """(round, name of whoever's turn it is) as the GM's table shows it."""
     heading = gm.locator(".status h2").inner_text()
@@ -50,7 +57,9 @@ def wait_for_next_turn(gm, before):
           const h = document.querySelector('.status h2').textContent;
           const s = document.querySelector('.status .phase strong');
           return h + '|' + (s ? s.textContent : '') !== before;
-        }""", arg=before)
+        }""",
+        arg=before,
+    )
 
 
 def turn_key(gm):
@@ -136,7 +145,8 @@ def test_a_gm_and_two_phones_play_two_rounds_of_the_expanse(daphne_server, phone
             if round_no == 1:
                 builder = rosa.locator("form.attack-builder")
                 expect(builder.get_by_label("Weapon: your roll").locator("option[value=pistol]")).to_have_text(
-                    re.compile(r"Pistol: 3d6 \+ 5"))  # Accuracy 3 + Pistols 2, shown before rolling
+                    re.compile(r"Pistol: 3d6 \+ 5")
+                )  # Accuracy 3 + Pistols 2, shown before rolling
                 attack(rosa, "OPA Thug 2", dice="3 3 4", damage="2 2")
                 expect(rosa.get_by_role("heading", name="Stunt points to spend: 4")).to_be_visible()
                 fits(rosa)
@@ -160,8 +170,9 @@ def test_a_gm_and_two_phones_play_two_rounds_of_the_expanse(daphne_server, phone
             else:
                 rosa.get_by_label(re.compile(r"^Move \(up to")).fill("5")
                 rosa.get_by_role("button", name="Move", exact=True).click()
-                expect(rosa.get_by_text("One minor action.").or_(rosa.get_by_text("A major or a minor action."))
-                       ).to_be_visible()
+                expect(
+                    rosa.get_by_text("One minor action.").or_(rosa.get_by_text("A major or a minor action."))
+                ).to_be_visible()
                 rosa.get_by_role("button", name="Defend (+2 Defense until your next turn)").click()
             check_player(rosa, "cleo")
         elif name == PLAYERS["ana"]:
@@ -212,7 +223,8 @@ def test_a_gm_and_two_phones_play_two_rounds_of_the_expanse(daphne_server, phone
             gm.get_by_role("button", name="End this turn, start the next").click()
         elif name == SNIPER and round_no == 1:
             gm.locator(".sheet", has_text=f"Acting: {SNIPER}").get_by_role(
-                "button", name="Aim (+1 on the next attack)").click()
+                "button", name="Aim (+1 on the next attack)"
+            ).click()
             for page in phones.values():
                 log_has(page, "Someone unseen aims")
             gm.get_by_role("button", name="End this turn, start the next").click()

@@ -15,8 +15,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("transactional_db")]
 
 def test_a_stalled_export_is_tried_again_from_its_row(live_server, phone, fought, gm, settings):  # noqa: F811
     settings.EXPORT_STALE_AFTER = 300
-    job = ExportJob.objects.create(encounter=fought, requested_by=gm, gm_view=True, format="csv",
-                                   status=ExportJob.Status.RUNNING)
+    job = ExportJob.objects.create(
+        encounter=fought, requested_by=gm, gm_view=True, format="csv", status=ExportJob.Status.RUNNING
+    )
     ExportJob.objects.filter(pk=job.pk).update(progressed_at=timezone.now() - timedelta(seconds=400))
     page = phone()
     page.goto(live_server.url + "/accounts/login/")
@@ -27,8 +28,9 @@ def test_a_stalled_export_is_tried_again_from_its_row(live_server, phone, fought
     log_url = f"{live_server.url}/campaigns/{fought.campaign_id}/encounters/{fought.pk}/log/"
     page.goto(log_url)
     row = page.locator(f"#export-{job.pk}")
-    expect(row).to_contain_text("the export failed. It stopped making progress; the worker writing it may have "
-                                "stopped.")
+    expect(row).to_contain_text(
+        "the export failed. It stopped making progress; the worker writing it may have stopped."
+    )
     row.get_by_role("button", name="Try again").click()
     expect(row.get_by_role("link", name="download")).to_be_visible()  # swapped in place, then polled to done
     assert page.url == log_url

@@ -11,9 +11,17 @@ the Agent's numbers or the number an attack needed), and every phone fits 360 px
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
-from tests.e2e.live import (fits, join_table, keeps_gm_secrets, log_has, log_in, phone_opener,
-                            reviews_keep_gm_secrets, start_built_encounter)
+from tests.e2e.live import (
+    daphne_server,  # noqa: F401  (fixture)
+    fits,
+    join_table,
+    keeps_gm_secrets,
+    log_has,
+    log_in,
+    phone_opener,
+    reviews_keep_gm_secrets,
+    start_built_encounter,
+)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -29,7 +37,6 @@ def check_player(page, who):
     keeps_gm_secrets(page, who, GM_ONLY)
 
 
-
 def version(page) -> int:
     return int(page.locator("section.table").get_attribute("data-version"))
 
@@ -42,8 +49,11 @@ def wait_after(page, before: int, *others):
     try:
         page.wait_for_function("v => +document.querySelector('section.table').dataset.version > v", arg=before)
     except PlaywrightTimeout:
-        seen = [f"v{version(p)} {p.locator('.status').first.inner_text()!r} "
-                f"notice={p.locator('.notice').first.inner_text()!r}" for p in (page, *others)]
+        seen = [
+            f"v{version(p)} {p.locator('.status').first.inner_text()!r} "
+            f"notice={p.locator('.notice').first.inner_text()!r}"
+            for p in (page, *others)
+        ]
         pytest.fail(f"no new version after {before}: " + " | ".join(seen))
 
 
@@ -96,8 +106,9 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
     for username, name in PLAYERS.items():
         page = open_phone(username)
         # Record vibrations: a phone buzzes when its player's phase begins.
-        page.add_init_script("navigator.vibrate = (pattern) => { (window.__buzz = window.__buzz || []).push(pattern);"
-                             " return true; };")
+        page.add_init_script(
+            "navigator.vibrate = (pattern) => { (window.__buzz = window.__buzz || []).push(pattern); return true; };"
+        )
         join_table(page, base, username, ENCOUNTER, encounter_url)
         expect(page.locator(".sheet h2")).to_have_text(name)
         check_player(page, username)

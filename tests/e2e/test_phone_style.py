@@ -10,7 +10,7 @@ BACKGROUND = "getComputedStyle(document.body).backgroundColor"
 
 
 def luminance(rgb: str) -> float:
-    red, green, blue = (int(part) for part in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3])
+    red, green, blue = (int(part) for part in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
     return (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
 
 

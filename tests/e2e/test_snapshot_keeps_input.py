@@ -25,8 +25,10 @@ def test_the_connect_snapshot_keeps_what_the_gm_typed(daphne_server, phone):
         sockets.append(ws)
 
     page.route_web_socket(re.compile(r"/ws/campaigns/"), hold_frames)
-    page.add_init_script("window.__frames = 0; document.addEventListener("
-                         "'htmx:ws:after:message:incoming', function () { window.__frames++; });")
+    page.add_init_script(
+        "window.__frames = 0; document.addEventListener("
+        "'htmx:ws:after:message:incoming', function () { window.__frames++; });"
+    )
     log_in(page, daphne_server, "gm", DEMO_CAMPAIGN)
     page.get_by_role("link", name="New encounter").click()
     page.get_by_role("group", name="Player characters").get_by_label("Luwe", exact=True).check()

@@ -37,7 +37,8 @@ def test_a_simple_attack_phase_is_at_most_three_taps(daphne_server, phone, size)
     me = kestrel.locator("section.me")
     expect(me).to_have_attribute("data-your-turn", "1")
     expect(bulwark.locator("section.me .waiting")).to_contain_text(
-        "Turn 1, segment 12: Kestrel’s phase — your next phase: segment 12 of turn 1.")
+        "Turn 1, segment 12: Kestrel’s phase — your next phase: segment 12 of turn 1."
+    )
     expect(bulwark.locator("section.me .waiting")).to_contain_text("you may abort to a defence")
     taps = 0
     attack = me.locator(".quick-attack button.primary")

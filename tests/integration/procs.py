@@ -86,6 +86,7 @@ def stop(proc: subprocess.Popen | None, sig=signal.SIGTERM, timeout: float = 15)
 
 # --- a private redis-server ---------------------------------------------------------------------------------
 
+
 class RedisServer:
     """`redis-server` on a port of its own, no persistence; can be killed and restarted on the same port."""
 
@@ -98,8 +99,9 @@ class RedisServer:
         self.url = f"redis://127.0.0.1:{self.port}/0"
 
     def client(self) -> redis.Redis:
-        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2, socket_connect_timeout=2,
-                           retry=Retry(NoBackoff(), 0))  # a refused connection answers at once
+        return redis.Redis(
+            host="127.0.0.1", port=self.port, socket_timeout=2, socket_connect_timeout=2, retry=Retry(NoBackoff(), 0)
+        )  # a refused connection answers at once
 
     def ping(self) -> bool:
         try:
@@ -113,9 +115,24 @@ class RedisServer:
         log = open(self.workdir / "redis.log", "ab")
         try:
             self.proc = subprocess.Popen(
-                ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                 "--daemonize", "no", "--dir", str(self.workdir)],
-                stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir,
+                [
+                    "redis-server",
+                    "--port",
+                    str(self.port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--daemonize",
+                    "no",
+                    "--dir",
+                    str(self.workdir),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self.workdir,
             )
         finally:
             log.close()
@@ -138,6 +155,7 @@ class RedisServer:
 
 # --- environment and servers ---------------------------------------------------------------------------------
 
+
 def app_env(var: Path, media: Path, redis_url: str, **extra: str) -> dict[str, str]:
     """The environment of a Fray process against the test database and a private Redis.
 
@@ -147,8 +165,18 @@ def app_env(var: Path, media: Path, redis_url: str, **extra: str) -> dict[str, s
     static = var / "staticfiles"
     if not static.exists():
         static.symlink_to(Path(settings.STATIC_ROOT), target_is_directory=True)
-    skip = ("DATABASE_URL", "REDIS_URL", "EMAIL_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "MEDIA_ROOT", "FRAY_VAR_DIR",
-            "CELERY_TASK_ALWAYS_EAGER", "CELERY_BROKER_VISIBILITY_TIMEOUT", "EXPORT_STALE_AFTER", "DEBUG")
+    skip = (
+        "DATABASE_URL",
+        "REDIS_URL",
+        "EMAIL_URL",
+        "DJANGO_ALLOW_ASYNC_UNSAFE",
+        "MEDIA_ROOT",
+        "FRAY_VAR_DIR",
+        "CELERY_TASK_ALWAYS_EAGER",
+        "CELERY_BROKER_VISIBILITY_TIMEOUT",
+        "EXPORT_STALE_AFTER",
+        "DEBUG",
+    )
     env = {k: v for k, v in os.environ.items() if k not in skip}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings",
@@ -195,7 +223,10 @@ def start_daphne(name: str, env: dict[str, str], logdir: Path, flags: tuple[str,
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "daphne", *flags, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-            env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+            env=env,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     return Daphne(name, port, proc, log)
 
@@ -227,9 +258,26 @@ def start_worker(env: dict[str, str], log: Path) -> Worker:
     """`celery worker --pool=solo` on the default queue of the private Redis; returns once it is ready."""
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-n", f"w{free_port()}@%h",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool=solo",
+                "-n",
+                f"w{free_port()}@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-l",
+                "INFO",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     worker = Worker(proc, log)
     deadline = time.monotonic() + START_TIMEOUT
@@ -242,6 +290,7 @@ def start_worker(env: dict[str, str], log: Path) -> Worker:
 
 
 # --- a browser: cookies, the real login form, CSRF ------------------------------------------------------------
+
 
 def real_passwords(*users, password: str = PASSWORD) -> None:
     """Servers check passwords with Django's default hasher; the test process hashes with MD5 for speed."""
@@ -286,8 +335,9 @@ class _FromHTTPSHandler(urllib.request.HTTPSHandler):
         self.source = source
 
     def https_open(self, req):
-        return self.do_open(functools.partial(http.client.HTTPSConnection, source_address=(self.source, 0)), req,
-                            context=self._context)
+        return self.do_open(
+            functools.partial(http.client.HTTPSConnection, source_address=(self.source, 0)), req, context=self._context
+        )
 
 
 @dataclass
@@ -309,8 +359,9 @@ class Browser:
             handlers.append(urllib.request.HTTPSHandler(context=self.context))
         self.opener = urllib.request.build_opener(*handlers)
 
-    def request(self, url: str, data: dict | None = None, headers: dict | None = None,
-                timeout: float = WAIT) -> Response:
+    def request(
+        self, url: str, data: dict | None = None, headers: dict | None = None, timeout: float = WAIT
+    ) -> Response:
         body = urllib.parse.urlencode(data).encode() if data is not None else None
         headers = dict(headers or {})
         if body is not None:  # as a browser does on every POST (Django checks it against the host over HTTPS)
@@ -335,8 +386,11 @@ class Browser:
         page = self.request(base + "/accounts/login/", headers=headers)
         assert page.status == 200, page.status
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-        return self.request(base + "/accounts/login/",
-                            {"csrfmiddlewaretoken": token, "username": username, "password": password}, headers)
+        return self.request(
+            base + "/accounts/login/",
+            {"csrfmiddlewaretoken": token, "username": username, "password": password},
+            headers,
+        )
 
     def login(self, base: str, username: str, password: str) -> None:
         done = self.login_attempt(base, username, password)
@@ -374,8 +428,16 @@ class Socket:
     `closed` is set with (code, monotonic time) when the server ends the connection. `origin` is the page's origin
     (default http://127.0.0.1:<origin_port>); `context` the TLS context of a wss:// URL."""
 
-    def __init__(self, server_ws_base: str, path: str, browser: Browser, origin_port: int, *,
-                 origin: str | None = None, context: ssl.SSLContext | None = None):
+    def __init__(
+        self,
+        server_ws_base: str,
+        path: str,
+        browser: Browser,
+        origin_port: int,
+        *,
+        origin: str | None = None,
+        context: ssl.SSLContext | None = None,
+    ):
         try:
             import websockets.asyncio.client  # noqa: F401
         except ImportError:  # a failure, not a skip: these tests must run in CI
@@ -405,8 +467,16 @@ class Socket:
         async def main():
             self._loop = asyncio.get_running_loop()
             try:
-                async with connect(self.url, origin=self._origin, additional_headers=self._headers, proxy=None,
-                                   open_timeout=WAIT, close_timeout=2, ping_interval=None, **self._tls) as ws:
+                async with connect(
+                    self.url,
+                    origin=self._origin,
+                    additional_headers=self._headers,
+                    proxy=None,
+                    open_timeout=WAIT,
+                    close_timeout=2,
+                    ping_interval=None,
+                    **self._tls,
+                ) as ws:
                     self._ws = ws
                     self.opened.set()
                     try:
@@ -437,8 +507,9 @@ class Socket:
                 at, html = self.frames.get(timeout=min(left, 0.5))
             except queue.Empty:
                 if self.closed.is_set() and self.frames.empty():
-                    raise AssertionError(f"socket closed ({self.close_info}, {self.error!r}) before version "
-                                         f"{version}") from None
+                    raise AssertionError(
+                        f"socket closed ({self.close_info}, {self.error!r}) before version {version}"
+                    ) from None
                 continue
             if versions(html).get(part, -1) >= version:
                 return at, html
@@ -459,8 +530,10 @@ class Socket:
 # --- HAProxy in front of replicas ----------------------------------------------------------------------------
 
 HAPROXY_CFG = ROOT / "config" / "haproxy.cfg"
-HAPROXY_MISSING = ("HAProxy is not installed: run `make haproxy` (as root it installs Debian's haproxy package), "
-                   "or install it with `sudo apt-get install haproxy`.")
+HAPROXY_MISSING = (
+    "HAProxy is not installed: run `make haproxy` (as root it installs Debian's haproxy package), "
+    "or install it with `sudo apt-get install haproxy`."
+)
 
 
 def haproxy_binary() -> str:
@@ -481,18 +554,26 @@ def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
     now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     folder.mkdir(parents=True, exist_ok=True)
     public = cert.public_bytes(serialization.Encoding.PEM)
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    private = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     (folder / "fray.pem").write_bytes(public + private)
     (folder / "cert.pem").write_bytes(public)
     return folder / "fray.pem", folder / "cert.pem"
@@ -511,11 +592,15 @@ def proxy_config(servers: list[Daphne], http_port: int, https_port: int, monitor
     then unused, is left out). Everything else is the file compose runs."""
     text = HAPROXY_CFG.read_text()
     text = _swap(text, r"^(\s*)bind :80\b.*$", rf"\g<1>bind 127.0.0.1:{http_port}")
-    text = _swap(text, r"^(\s*)bind :443 ssl crt \S+(.*?)\s*#.*$",
-                 rf"\g<1>bind 127.0.0.1:{https_port} ssl crt {pem}\g<2>")
+    text = _swap(
+        text, r"^(\s*)bind :443 ssl crt \S+(.*?)\s*#.*$", rf"\g<1>bind 127.0.0.1:{https_port} ssl crt {pem}\g<2>"
+    )
     text = _swap(text, r"^(\s*)bind :8404\b.*$", rf"\g<1>bind 127.0.0.1:{monitor_port}")
-    text = _swap(text, r"^(\s*)server-template web .*$",
-                 "\n".join(rf"\g<1>server web-{s.name} 127.0.0.1:{s.port}" for s in servers))
+    text = _swap(
+        text,
+        r"^(\s*)server-template web .*$",
+        "\n".join(rf"\g<1>server web-{s.name} 127.0.0.1:{s.port}" for s in servers),
+    )
     return _swap(text, r"^resolvers docker\n(?:[ \t]+.*\n|\n)*?(?=\S)", "")
 
 
@@ -563,9 +648,13 @@ class Proxy:
         return int(match.group(1))
 
     def wait_replicas_up(self, count: int, timeout: float = WAIT) -> None:
-        wait_until(lambda: self.proc.poll() is None and self.replicas_up() == count, timeout,
-                   message=lambda: f"HAProxy holding {count} replica(s) up (it says {self.replicas_up()}; "
-                                   f"log:\n{self.log_text()})")
+        wait_until(
+            lambda: self.proc.poll() is None and self.replicas_up() == count,
+            timeout,
+            message=lambda: (
+                f"HAProxy holding {count} replica(s) up (it says {self.replicas_up()}; log:\n{self.log_text()})"
+            ),
+        )
 
 
 def start_proxy(servers: list[Daphne], workdir: Path, allowed_hosts: str) -> Proxy:
@@ -577,17 +666,20 @@ def start_proxy(servers: list[Daphne], workdir: Path, allowed_hosts: str) -> Pro
     cfg = workdir / "haproxy.cfg"
     cfg.write_text(proxy_config(servers, http_port, https_port, monitor_port, pem))
     env = {"PATH": os.environ.get("PATH", ""), "ALLOWED_HOSTS": allowed_hosts}
-    check = subprocess.run([binary, "-c", "-q", "-f", str(cfg)], env=env, capture_output=True, text=True,
-                           timeout=WAIT)
+    check = subprocess.run([binary, "-c", "-q", "-f", str(cfg)], env=env, capture_output=True, text=True, timeout=WAIT)
     assert check.returncode == 0, f"HAProxy refuses its configuration:\n{check.stdout}{check.stderr}"
     log = workdir / "haproxy.log"
     with open(log, "wb") as out:  # -db: stay in the foreground, as in its container
-        proc = subprocess.Popen([binary, "-db", "-f", str(cfg)], env=env, cwd=workdir, stdout=out,
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [binary, "-db", "-f", str(cfg)], env=env, cwd=workdir, stdout=out, stderr=subprocess.STDOUT
+        )
     proxy = Proxy(proc, http_port, https_port, monitor_port, cert, log)
     try:
-        wait_until(lambda: proc.poll() is not None or proxy.replicas_up() is not None, START_TIMEOUT,
-                   message="HAProxy answering")
+        wait_until(
+            lambda: proc.poll() is not None or proxy.replicas_up() is not None,
+            START_TIMEOUT,
+            message="HAProxy answering",
+        )
         assert proc.poll() is None, f"HAProxy exited:\n{proxy.log_text()}"
     except BaseException:
         stop(proc, signal.SIGKILL)

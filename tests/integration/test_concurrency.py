@@ -44,7 +44,8 @@ def table(campaign, gm, npc):
         Membership.objects.create(campaign=campaign, user=user)
         pcs.append(Character.objects.create(campaign=campaign, name=f"PC {i}", owner=user, system="burn_bryte"))
     encounter = services.start_encounter(
-        services.create_encounter(campaign, gm, name="Rush", model="burn_bryte", pcs=pcs, enemies=[(npc, 1)]), gm)
+        services.create_encounter(campaign, gm, name="Rush", model="burn_bryte", pcs=pcs, enemies=[(npc, 1)]), gm
+    )
     services.submit(encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pcs[0].pk}"}, "d")
     services.submit(encounter.pk, gm, "start_players", {}, "s")
     return encounter, players, pcs
@@ -53,10 +54,12 @@ def table(campaign, gm, npc):
 def test_two_phones_claiming_at_once_are_serialised(table):
     encounter, players, pcs = table
     assert connection.vendor == "postgresql"
-    results = _race([
-        (lambda u=u, c=c: services.submit(encounter.pk, u, "claim_turn", {"actor": f"pc{c.pk}"}, f"claim-{c.pk}"))
-        for u, c in zip(players, pcs, strict=True)
-    ])
+    results = _race(
+        [
+            (lambda u=u, c=c: services.submit(encounter.pk, u, "claim_turn", {"actor": f"pc{c.pk}"}, f"claim-{c.pk}"))
+            for u, c in zip(players, pcs, strict=True)
+        ]
+    )
     winners = [r for r in results if r.ok]
     losers = [r for r in results if not r.ok]
     assert len(winners) == 1
@@ -67,10 +70,12 @@ def test_two_phones_claiming_at_once_are_serialised(table):
 
 def test_a_double_tap_from_several_connections_acts_once(table):
     encounter, players, pcs = table
-    results = _race([
-        (lambda: services.submit(encounter.pk, players[1], "claim_turn", {"actor": f"pc{pcs[1].pk}"}, "same-key"))
-        for _ in range(5)
-    ])
+    results = _race(
+        [
+            (lambda: services.submit(encounter.pk, players[1], "claim_turn", {"actor": f"pc{pcs[1].pk}"}, "same-key"))
+            for _ in range(5)
+        ]
+    )
     assert all(r.ok for r in results)
     assert EncounterEvent.objects.filter(encounter=encounter, kind="turn_started").count() == 1
 
@@ -146,8 +151,9 @@ def test_a_busy_table_on_two_replicas_loses_no_action_and_keys_are_each_users_ow
         browser = browsers[user.pk]
         # As Browser.post, with room to wait behind the others for the encounter's lock on a busy machine.
         headers = {"X-CSRFToken": browser.cookie("csrftoken"), "HX-Request": "true"}
-        answers[i] = _answer(browser.request(server.base + procs.act_url(encounter), form, headers,
-                                             timeout=2 * procs.WAIT))
+        answers[i] = _answer(
+            browser.request(server.base + procs.act_url(encounter), form, headers, timeout=2 * procs.WAIT)
+        )
 
     threads = [threading.Thread(target=send, args=(i, user, form)) for i, (user, form) in enumerate(posts)]
     for thread in threads:
@@ -172,12 +178,16 @@ def test_a_busy_table_on_two_replicas_loses_no_action_and_keys_are_each_users_ow
     encounter.refresh_from_db()
     events = list(EncounterEvent.objects.filter(encounter=encounter, seq__gt=v0).order_by("seq"))
     assert encounter.version == v0 + 21 == v0 + len(events)
-    assert list(EncounterEvent.objects.filter(encounter=encounter).order_by("seq").values_list("seq", flat=True)) \
-        == list(range(1, encounter.version + 1))
+    assert list(
+        EncounterEvent.objects.filter(encounter=encounter).order_by("seq").values_list("seq", flat=True)
+    ) == list(range(1, encounter.version + 1))
     for user in (gm, co_gm):
         for i in range(10):
-            assert [e.kind for e in events if e.actor_id == user.pk
-                    and e.idempotency_key.startswith(services.sender_key(user, f"hp-{i}:"))] == ["health_adjusted"]
+            assert [
+                e.kind
+                for e in events
+                if e.actor_id == user.pk and e.idempotency_key.startswith(services.sender_key(user, f"hp-{i}:"))
+            ] == ["health_adjusted"]
     assert [(e.kind, e.actor_id) for e in events if e.kind == "turn_started"] == [("turn_started", winners.pop())]
     logs = replicas[0].log_text() + replicas[1].log_text()
     assert "Traceback" not in logs and "Exception" not in logs, logs

@@ -36,19 +36,23 @@ def private_redis(tmp_path):
 
 # --- Redis stopped mid-encounter -----------------------------------------------------------------------------
 
+
 @pytest.fixture
 def fight(campaign, gm, player, pc, npc):
-    encounter = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Blackout", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
-    assert services.submit(encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}"},
-                           "declare").ok
+    encounter = services.start_encounter(
+        services.create_encounter(campaign, gm, name="Blackout", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm
+    )
+    assert services.submit(
+        encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}"}, "declare"
+    ).ok
     procs.real_passwords(gm, player)
     encounter.refresh_from_db()
     return encounter
 
 
-def test_redis_stopped_mid_encounter_actions_still_commit_and_clients_resync(private_redis, fight, gm, player, pc,
-                                                                            tmp_path):
+def test_redis_stopped_mid_encounter_actions_still_commit_and_clients_resync(
+    private_redis, fight, gm, player, pc, tmp_path
+):
     env = procs.app_env(tmp_path / "var", tmp_path / "media", private_redis.url)
     server = procs.start_daphne("solo", env, tmp_path)
     sockets = []
@@ -75,14 +79,18 @@ def test_redis_stopped_mid_encounter_actions_still_commit_and_clients_resync(pri
         fight.refresh_from_db()
         assert fight.version == v0 + 1
         assert EncounterEvent.objects.filter(encounter=fight, seq=v0 + 1, kind="phase_started").exists()
-        plain = gm_browser.post(server.base + procs.act_url(fight),
-                                {"command": "start_players", "key": "again"}, htmx=False)
+        plain = gm_browser.post(
+            server.base + procs.act_url(fight), {"command": "start_players", "key": "again"}, htmx=False
+        )
         assert plain.status == 302  # a plain form (a refusal here: already Phase 2) is redirected, as usual
 
         # Redis is the Celery broker too. Asking for an export is answered (no 500) and the job says it failed,
         # rather than waiting forever in "queued" for a worker that will never hear of it.
-        export = gm_browser.post(server.base + f"/campaigns/{fight.campaign_id}/encounters/{fight.pk}/log/export/",
-                                 {"format": "csv"}, htmx=False)
+        export = gm_browser.post(
+            server.base + f"/campaigns/{fight.campaign_id}/encounters/{fight.pk}/log/export/",
+            {"format": "csv"},
+            htmx=False,
+        )
         assert export.status == 302, export.text[:3000]
         assert ExportJob.objects.get(encounter=fight).status == ExportJob.Status.FAILED
         log_page = gm_browser.request(server.base + f"/campaigns/{fight.campaign_id}/encounters/{fight.pk}/log/")
@@ -93,8 +101,9 @@ def test_redis_stopped_mid_encounter_actions_still_commit_and_clients_resync(pri
         procs.real_passwords(newcomer)
         newcomer_browser = procs.Browser()
         newcomer_browser.login(server.base, newcomer.username, PASSWORD)
-        code = Invite.objects.create(campaign=fight.campaign, created_by=gm,
-                                     expires_at=timezone.now() + timedelta(days=1)).code
+        code = Invite.objects.create(
+            campaign=fight.campaign, created_by=gm, expires_at=timezone.now() + timedelta(days=1)
+        ).code
         joined = newcomer_browser.post(server.base + "/join/", {"code": code}, htmx=False)
         assert joined.status == 302, joined.text[:3000]
         assert Membership.objects.filter(campaign=fight.campaign, user=newcomer).exists()
@@ -122,8 +131,9 @@ def test_redis_stopped_mid_encounter_actions_still_commit_and_clients_resync(pri
 
         # And live updates flow again, within a second.
         sent = time.monotonic()
-        response = player_browser.post(server.base + procs.act_url(fight),
-                                       {"command": "claim_turn", "actor": f"pc{pc.pk}", "key": "claim"})
+        response = player_browser.post(
+            server.base + procs.act_url(fight), {"command": "claim_turn", "actor": f"pc{pc.pk}", "key": "claim"}
+        )
         assert response.status == 200, response.text[:3000]
         arrived, _ = again.wait_for_version("table", v0 + 2, timeout=5)
         assert arrived - sent < 1.0
@@ -133,13 +143,16 @@ def test_redis_stopped_mid_encounter_actions_still_commit_and_clients_resync(pri
         procs.stop(server.proc)
     requests = [line for line in server.log_text().splitlines() if '"POST ' in line or '"GET ' in line]
     assert requests and not [line for line in requests if '" 500 ' in line], requests
-    print(f"\nRedis down: POST answered {down.status} in {down.seconds * 1000:.0f} ms (plain form "
-          f"{plain.status} in {plain.seconds * 1000:.0f} ms); phone socket closed {phone.close_info[0]} "
-          f"after {dropped_after:.2f} s; "
-          f"connect while down refused ({during.error!r:.60})")
+    print(
+        f"\nRedis down: POST answered {down.status} in {down.seconds * 1000:.0f} ms (plain form "
+        f"{plain.status} in {plain.seconds * 1000:.0f} ms); phone socket closed {phone.close_info[0]} "
+        f"after {dropped_after:.2f} s; "
+        f"connect while down refused ({during.error!r:.60})"
+    )
 
 
 # --- twenty phones in conflict -------------------------------------------------------------------------------
+
 
 def _all_at_once(calls):
     """Each call in its own thread (so its own PostgreSQL connection), released together; exceptions returned."""
@@ -168,13 +181,13 @@ def _check_race(encounter, results, before: int) -> list:
     """No exception; every refusal is a sentence; the committed events are exactly the winners' events."""
     assert not [r for r in results if isinstance(r, BaseException)], results
     refused = [r for r in results if not r.ok]
-    assert all(r.error and r.error[0].isupper() and r.error.endswith(".") for r in refused), \
-        [r.error for r in refused]
+    assert all(r.error and r.error[0].isupper() and r.error.endswith(".") for r in refused), [r.error for r in refused]
     won = [seq for r in results if r.ok for seq in r.seqs]
     assert all(r.seqs and not r.duplicate for r in results if r.ok)  # distinct keys: nobody was a duplicate
     encounter.refresh_from_db()
-    new = list(EncounterEvent.objects.filter(encounter=encounter, seq__gt=before).order_by("seq")
-               .values_list("seq", flat=True))
+    new = list(
+        EncounterEvent.objects.filter(encounter=encounter, seq__gt=before).order_by("seq").values_list("seq", flat=True)
+    )
     assert sorted(won) == new == list(range(before + 1, encounter.version + 1))  # none lost, none twice
     return refused
 
@@ -195,20 +208,24 @@ def test_twenty_conflicting_submissions_lose_nothing_and_refuse_in_sentences(cam
     for i, user in enumerate(players):
         Membership.objects.create(campaign=campaign, user=user)
         pcs.append(Character.objects.create(campaign=campaign, name=f"PC {i}", owner=user, system="burn_bryte"))
-    encounter = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Crush", model="burn_bryte", pcs=pcs, enemies=[(npc, 2)]), gm)
+    encounter = services.start_encounter(
+        services.create_encounter(campaign, gm, name="Crush", model="burn_bryte", pcs=pcs, enemies=[(npc, 2)]), gm
+    )
     for n in (1, 2):
-        assert services.submit(encounter.pk, gm, "declare",
-                               {"enemy": f"npc{npc.pk}-{n}", "target": f"pc{pcs[n].pk}"}, f"d{n}").ok
+        assert services.submit(
+            encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-{n}", "target": f"pc{pcs[n].pk}"}, f"d{n}"
+        ).ok
     assert services.submit(encounter.pk, gm, "start_players", {}, "s").ok
     encounter.refresh_from_db()
 
     # 1. Twenty players claim the turn at the same moment: one gets it.
     before = encounter.version
-    results = _all_at_once([
-        (lambda u=u, c=c: services.submit(encounter.pk, u, "claim_turn", {"actor": f"pc{c.pk}"}, f"claim-{c.pk}"))
-        for u, c in zip(players, pcs, strict=True)
-    ])
+    results = _all_at_once(
+        [
+            (lambda u=u, c=c: services.submit(encounter.pk, u, "claim_turn", {"actor": f"pc{c.pk}"}, f"claim-{c.pk}"))
+            for u, c in zip(players, pcs, strict=True)
+        ]
+    )
     refused = _check_race(encounter, results, before)
     assert len(refused) == 19 and encounter.version == before + 1
     assert all(r.error.endswith("is still taking their turn.") for r in refused)
@@ -218,10 +235,17 @@ def test_twenty_conflicting_submissions_lose_nothing_and_refuse_in_sentences(cam
     # order PostgreSQL gives them, each lands whole or is refused with a sentence.
     before = encounter.version
     others = [i for i in range(20) if i != winner][:18]
-    calls = [lambda: services.submit(encounter.pk, players[winner], "end_turn", {"actor": f"pc{pcs[winner].pk}"},
-                                     "end")]
-    calls += [(lambda i=i: services.submit(encounter.pk, players[i], "claim_turn", {"actor": f"pc{pcs[i].pk}"},
-                                           f"claim2-{i}")) for i in others]
+    calls = [
+        lambda: services.submit(encounter.pk, players[winner], "end_turn", {"actor": f"pc{pcs[winner].pk}"}, "end")
+    ]
+    calls += [
+        (
+            lambda i=i: services.submit(
+                encounter.pk, players[i], "claim_turn", {"actor": f"pc{pcs[i].pk}"}, f"claim2-{i}"
+            )
+        )
+        for i in others
+    ]
     calls.append(lambda: services.submit(encounter.pk, gm, "start_enemies", {}, "phase3"))
     results = _all_at_once(calls)
     _check_race(encounter, results, before)
@@ -241,11 +265,20 @@ def test_twenty_conflicting_submissions_lose_nothing_and_refuse_in_sentences(cam
 
     # 3. Twenty taps from the GM's devices resolve the same declared attack at once: it hits once.
     before = encounter.version
-    results = _all_at_once([
-        (lambda k=k: services.submit(encounter.pk, gm, "resolve",
-                                     {"declaration": declaration, "outcome": "hit", "damage": 1}, f"resolve-{k}"))
-        for k in range(20)
-    ])
+    results = _all_at_once(
+        [
+            (
+                lambda k=k: services.submit(
+                    encounter.pk,
+                    gm,
+                    "resolve",
+                    {"declaration": declaration, "outcome": "hit", "damage": 1},
+                    f"resolve-{k}",
+                )
+            )
+            for k in range(20)
+        ]
+    )
     refused = _check_race(encounter, results, before)
     assert len(refused) == 19 and encounter.version == before + 1
     assert {r.error for r in refused} == {"That action has already been resolved."}
@@ -264,8 +297,7 @@ def _waiting_on_lock(table: str) -> bool:
         return cursor.fetchone()[0] > 0
 
 
-def test_a_worker_killed_mid_export_fails_it_and_try_again_completes_it_once_on_a_new_worker(private_redis,
-                                                                                           tmp_path):
+def test_a_worker_killed_mid_export_fails_it_and_try_again_completes_it_once_on_a_new_worker(private_redis, tmp_path):
     """The broker keeps its realistic visibility timeout (minutes): the export's page does not wait for it. The
     job stops progressing, its page fails it with "Try again", a new worker runs the retry, and the dead worker's
     message, handed out again later, changes nothing."""
@@ -294,8 +326,10 @@ def test_a_worker_killed_mid_export_fails_it_and_try_again_completes_it_once_on_
             celery_app.conf.task_always_eager = False  # the autouse fixture turns it back on for the next test
             with celery_app.connection_for_write(private_redis.url) as broker:
                 old_task = run_export.apply_async(args=[job.pk, job.attempt], connection=broker).id
-            procs.wait_until(lambda: ExportJob.objects.get(pk=job.pk).status == ExportJob.Status.RUNNING,
-                             message=lambda: f"job running (worker log:\n{first.log_text()})")
+            procs.wait_until(
+                lambda: ExportJob.objects.get(pk=job.pk).status == ExportJob.Status.RUNNING,
+                message=lambda: f"job running (worker log:\n{first.log_text()})",
+            )
             procs.wait_until(lambda: _waiting_on_lock(table), message="the worker reading the log")
             procs.stop(first.proc, signal.SIGKILL)  # the machine dies: no clean-up, no ack, no requeue
             assert first.proc.returncode == -signal.SIGKILL
@@ -325,8 +359,11 @@ def test_a_worker_killed_mid_export_fails_it_and_try_again_completes_it_once_on_
         second = procs.start_worker(env, tmp_path / "worker-2.log")
         retry = browser.post(status_url + "retry/", {})
         assert retry.status == 200 and "queued…" in retry.text, retry.text[:2000]
-        procs.wait_until(lambda: ExportJob.objects.get(pk=job.pk).status in ("done", "failed"), 60,
-                         message=lambda: f"the retried export (worker log:\n{second.log_text()})")
+        procs.wait_until(
+            lambda: ExportJob.objects.get(pk=job.pk).status in ("done", "failed"),
+            60,
+            message=lambda: f"the retried export (worker log:\n{second.log_text()})",
+        )
         job.refresh_from_db()
         assert (job.status, job.attempt) == ("done", 2), job.error
         assert "download" in browser.request(status_url).text
@@ -338,8 +375,10 @@ def test_a_worker_killed_mid_export_fails_it_and_try_again_completes_it_once_on_
         # pass now). The new worker takes it and leaves the newer run alone.
         with Connection(private_redis.url, transport_options={"visibility_timeout": 0}) as broker:
             broker.default_channel.qos.restore_visible(interval=1)
-        procs.wait_until(lambda: f"run_export[{old_task}] succeeded" in second.log_text(),
-                         message=lambda: f"the old message run again (worker log:\n{second.log_text()})")
+        procs.wait_until(
+            lambda: f"run_export[{old_task}] succeeded" in second.log_text(),
+            message=lambda: f"the old message run again (worker log:\n{second.log_text()})",
+        )
         assert "'skipped'" in second.log_text().split(f"run_export[{old_task}] succeeded")[1].splitlines()[0]
         with private_redis.client() as r:  # acknowledged: nothing left to hand out
             procs.wait_until(lambda: r.hlen("unacked") == 0, message="the ack")

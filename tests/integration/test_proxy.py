@@ -58,9 +58,15 @@ def stack(tmp_path, django_db_setup):
     assert connection.vendor == "postgresql", "run with DATABASE_URL (make test-integration)"
     procs.haproxy_binary()  # before anything starts: a missing HAProxy fails with the sentence saying how to install it
     redis_server = procs.RedisServer(tmp_path / "redis").start()
-    env = procs.app_env(tmp_path / "var", tmp_path / "media", redis_server.url,
-                        DJANGO_SETTINGS_MODULE="config.settings_production", SECRET_KEY=secrets.token_urlsafe(50),
-                        ALLOWED_HOSTS=ALLOWED_HOSTS, AXES_FAILURE_LIMIT=str(FAILURE_LIMIT))
+    env = procs.app_env(
+        tmp_path / "var",
+        tmp_path / "media",
+        redis_server.url,
+        DJANGO_SETTINGS_MODULE="config.settings_production",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS=ALLOWED_HOSTS,
+        AXES_FAILURE_LIMIT=str(FAILURE_LIMIT),
+    )
     servers, proxy = [], None
     try:
         servers = [procs.start_daphne(name, env, tmp_path, DAPHNE_FLAGS) for name in ("A", "B")]
@@ -70,8 +76,11 @@ def stack(tmp_path, django_db_setup):
         procs.wait_until(
             lambda: any(s.proc.poll() is not None for s in servers) or proxy.replicas_up() == 2,
             procs.START_TIMEOUT + procs.WAIT,
-            message=lambda: f"both replicas up behind the proxy (it says {proxy.replicas_up()}):\n"
-                            f"{proxy.log_text()}\n{servers[0].log_text()}\n{servers[1].log_text()}")
+            message=lambda: (
+                f"both replicas up behind the proxy (it says {proxy.replicas_up()}):\n"
+                f"{proxy.log_text()}\n{servers[0].log_text()}\n{servers[1].log_text()}"
+            ),
+        )
         for server in servers:
             assert server.proc.poll() is None, f"daphne {server.name} exited:\n{server.log_text()}"
         yield {"proxy": proxy, "A": servers[0], "B": servers[1]}
@@ -86,10 +95,15 @@ def stack(tmp_path, django_db_setup):
 @pytest.fixture
 def fight(campaign, gm, player, other_player, pc, other_pc, npc):
     """A running Burn Bryte encounter in Phase 1 with the enemy's action declared; everyone logs in for real."""
-    encounter = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc, other_pc], enemies=[(npc, 1)]), gm)
-    assert services.submit(encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}"},
-                           "declare").ok
+    encounter = services.start_encounter(
+        services.create_encounter(
+            campaign, gm, name="Relay", model="burn_bryte", pcs=[pc, other_pc], enemies=[(npc, 1)]
+        ),
+        gm,
+    )
+    assert services.submit(
+        encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}"}, "declare"
+    ).ok
     procs.real_passwords(gm, player, other_player)
     encounter.refresh_from_db()
     return encounter
@@ -137,7 +151,8 @@ def post_until_answered(browser: procs.Browser, url: str, form: dict) -> int:
 
 
 def test_phones_on_a_killed_replica_reconnect_through_the_proxy_and_no_action_is_lost(
-        stack, fight, gm, player, other_player, pc):
+    stack, fight, gm, player, other_player, pc
+):
     proxy, a, b = stack["proxy"], stack["A"], stack["B"]
     context = proxy.context()
     origin = proxy.base
@@ -187,8 +202,9 @@ def test_phones_on_a_killed_replica_reconnect_through_the_proxy_and_no_action_is
             procs.stop(a.proc, signal.SIGKILL)  # no clean-up, no goodbye to its sockets
 
             # A's phones are dropped, and reconnect through the same address; B's stay connected.
-            procs.wait_until(lambda: sum(p.closed.is_set() for p in phones) >= on_a,
-                             message="A's phones noticing it died")
+            procs.wait_until(
+                lambda: sum(p.closed.is_set() for p in phones) >= on_a, message="A's phones noticing it died"
+            )
             dropped = [p for p in phones if p.closed.is_set()]
             assert len(dropped) == on_a, (len(dropped), on_a)
             noticed = max(p.close_info[1] for p in dropped) - killed
@@ -209,8 +225,9 @@ def test_phones_on_a_killed_replica_reconnect_through_the_proxy_and_no_action_is
 
         # Every heal was committed once, in order, and every phone's table shows each of them.
         events = EncounterEvent.objects.filter(encounter=fight, seq__gt=v0).order_by("seq")
-        assert [(e.seq, e.kind, e.payload["data"]["change"]) for e in events] == \
-            [(v0 + n, "health_adjusted", n) for n in range(1, len(actions) + 1)]
+        assert [(e.seq, e.kind, e.payload["data"]["change"]) for e in events] == [
+            (v0 + n, "health_adjusted", n) for n in range(1, len(actions) + 1)
+        ]
         assert Encounter.objects.get(pk=fight.pk).version == final
         for p in phones:
             _, html = p.wait_for_version("table", final)
@@ -227,9 +244,11 @@ def test_phones_on_a_killed_replica_reconnect_through_the_proxy_and_no_action_is
     proxy.wait_replicas_up(0)
     assert compose_healthcheck(proxy) != 0
     retried = sum(n > 1 for n in posts)
-    print(f"\nfailover: {on_a} of {len(phones)} phones on A, dropped {noticed * 1000:.0f} ms after the kill and back "
-          f"on B; {unnoticed} heals answered while the proxy still held A up, {retried} of {len(actions)} posted "
-          f"again after a gateway error")
+    print(
+        f"\nfailover: {on_a} of {len(phones)} phones on A, dropped {noticed * 1000:.0f} ms after the kill and back "
+        f"on B; {unnoticed} heals answered while the proxy still held A up, {retried} of {len(actions)} posted "
+        f"again after a gateway error"
+    )
 
 
 def test_through_the_proxy_django_sees_https_and_the_real_client_address(stack, gm):
@@ -250,8 +269,9 @@ def test_through_the_proxy_django_sees_https_and_the_real_client_address(stack, 
     # Client X (127.0.0.2) fails to log in as the GM until it is locked out, claiming to be elsewhere each time.
     x = procs.Browser(context=context, source="127.0.0.2")
     for n in range(1, FAILURE_LIMIT + 1):
-        tried = x.login_attempt(proxy.base, gm.username, "not-the-password",
-                                headers={"X-Forwarded-For": f"198.51.100.{n}"})
+        tried = x.login_attempt(
+            proxy.base, gm.username, "not-the-password", headers={"X-Forwarded-For": f"198.51.100.{n}"}
+        )
         if n < FAILURE_LIMIT:
             assert tried.status == 400 and "Please enter a correct" in tried.text, tried.text[:2000]
     assert tried.status == 429 and "Too many failed logins" in tried.text, tried.text[:2000]

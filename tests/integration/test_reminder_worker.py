@@ -66,8 +66,9 @@ def crowd(campaign, gm, clock):
         Membership.objects.create(campaign=campaign, user=make_user(f"member{i}"))
     start = clock.now + timedelta(days=2)
     for n in range(3):
-        sessions.create_session(campaign, gm, title=f"Session {n}", starts_at=start + timedelta(minutes=n),
-                                duration_minutes=120)
+        sessions.create_session(
+            campaign, gm, title=f"Session {n}", starts_at=start + timedelta(minutes=n), duration_minutes=120
+        )
     assert Reminder.objects.count() == 36
     clock.set(start + timedelta(minutes=5) - timedelta(hours=1))  # every one of them is due
     return campaign
@@ -104,8 +105,9 @@ def test_a_sweep_skips_rows_another_sweep_has_locked(crowd, clock):
 
     def hold_five():
         with transaction.atomic():
-            held.extend(reminders.due_for_claim(clock.now).select_for_update(skip_locked=True)
-                        .values_list("pk", flat=True)[:5])
+            held.extend(
+                reminders.due_for_claim(clock.now).select_for_update(skip_locked=True).values_list("pk", flat=True)[:5]
+            )
             locked.set()
             assert release.wait(timeout=TIMEOUT)
         connection.close()
@@ -126,6 +128,7 @@ def test_a_sweep_skips_rows_another_sweep_has_locked(crowd, clock):
 
 
 # A real worker process ---------------------------------------------------------------------------------------
+
 
 def _database_url() -> str:
     s = connection.settings_dict
@@ -151,9 +154,28 @@ def worker(tmp_path, transactional_db):
     log = tmp_path / "worker.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue,
-             "-n", f"{queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "INFO"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool=solo",
+                "-Q",
+                queue,
+                "-n",
+                f"{queue}@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-l",
+                "INFO",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     try:
         deadline = time.monotonic() + TIMEOUT
@@ -176,8 +198,9 @@ def test_a_real_worker_sends_a_due_reminder(worker, campaign, gm, player):
 
     campaign.reminder_offsets = "1"
     campaign.save()
-    game = sessions.create_session(campaign, gm, title="Live relay",
-                                   starts_at=timezone.now() + timedelta(hours=1, seconds=2), duration_minutes=60)
+    game = sessions.create_session(
+        campaign, gm, title="Live relay", starts_at=timezone.now() + timedelta(hours=1, seconds=2), duration_minutes=60
+    )
     due = Reminder.objects.get(session=game, user=player)
     time.sleep(max(0.0, (due.send_at - timezone.now()).total_seconds()) + 0.2)  # at most ~2 s
 
@@ -208,8 +231,10 @@ def test_a_real_worker_produces_an_export(worker, campaign, gm, player, tmp_path
 
     pc = Character.objects.create(campaign=campaign, name="Luwe", owner=player, system="burn_bryte")
     npc = Character.objects.create(campaign=campaign, name="Nivick", kind="npc", system="burn_bryte")
-    encounter = combat_services.start_encounter(combat_services.create_encounter(
-        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
+    encounter = combat_services.start_encounter(
+        combat_services.create_encounter(campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]),
+        gm,
+    )
     combat_services.submit(encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}"}, "d")
     job = ExportJob.objects.create(encounter=encounter, requested_by=player, gm_view=False, format="csv")
 

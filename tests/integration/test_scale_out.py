@@ -30,10 +30,12 @@ LATENCY = 1.0  # seconds: an action shows on every phone at the table within a s
 @pytest.fixture
 def fight(campaign, gm, player, pc, npc):
     """A running Burn Bryte encounter in Phase 1 with the enemy's action declared."""
-    encounter = services.start_encounter(services.create_encounter(
-        campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm)
-    assert services.submit(encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}"},
-                           "declare").ok
+    encounter = services.start_encounter(
+        services.create_encounter(campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]), gm
+    )
+    assert services.submit(
+        encounter.pk, gm, "declare", {"enemy": f"npc{npc.pk}-1", "target": f"pc{pc.pk}"}, "declare"
+    ).ok
     procs.real_passwords(gm, player)
     encounter.refresh_from_db()
     return encounter
@@ -88,8 +90,9 @@ def test_an_action_on_one_replica_reaches_a_phone_on_the_other_within_a_second(c
 
         # The player claims their turn through replica A; the GM's socket on B shows it.
         sent = time.monotonic()
-        response = player_browser.post(a.base + procs.act_url(fight),
-                                       {"command": "claim_turn", "actor": f"pc{pc.pk}", "key": "claim"})
+        response = player_browser.post(
+            a.base + procs.act_url(fight), {"command": "claim_turn", "actor": f"pc{pc.pk}", "key": "claim"}
+        )
         assert response.status == 200, response.text[:2000]
         arrived, html = gm_socket.wait_for_version("table", v0 + 2, timeout=5)
         player_to_gm = arrived - sent
@@ -116,8 +119,11 @@ def test_an_export_asked_of_one_replica_is_made_by_the_worker_and_served_by_the_
     assert response.status == 302, response.text[:2000]
     job = ExportJob.objects.get(encounter=fight, requested_by=player)
 
-    procs.wait_until(lambda: ExportJob.objects.get(pk=job.pk).status in ("done", "failed"), 60,
-                     message=lambda: f"the export (worker log:\n{cluster['worker'].log_text()})")
+    procs.wait_until(
+        lambda: ExportJob.objects.get(pk=job.pk).status in ("done", "failed"),
+        60,
+        message=lambda: f"the export (worker log:\n{cluster['worker'].log_text()})",
+    )
     job.refresh_from_db()
     assert job.status == ExportJob.Status.DONE and job.events == 1, (job.status, job.error)
     assert [p.name for p in (cluster["media"] / "exports").iterdir()] == [job.file.name.split("/")[-1]]
@@ -133,10 +139,13 @@ def test_a_replica_serves_page_after_page_on_the_same_few_database_connections(c
     """Under ASGI each request's queries run on a thread of its own. Connections come from each process's pool
     and go back to it: a replica serving request after request does not leave one connection open per request
     (PostgreSQL would run out of connection slots)."""
+
     def backends() -> int:  # replica A's connections (procs.start_daphne names them)
         with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                           "AND application_name = %s", ["fray-A"])
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = %s",
+                ["fray-A"],
+            )
             return cursor.fetchone()[0]
 
     browser = procs.Browser()

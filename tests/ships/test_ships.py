@@ -22,11 +22,23 @@ SYSTEMS = ("communications", "engines", "shields", "sensors", "weapons")
 def ship_data(**overrides):
     """A valid medium tier-1 ship (6 hull dice at most) with a direct coupling, as the form posts it."""
     data = {
-        "name": "Lantern", "notes": "Smells of ozone.",
-        "livability_rating": "4", "mi_health": "3", "mi_health_max": "5",
-        "size": "medium", "tier": "1", "hull": "30", "hull_max": "40", "shields": "10", "shields_max": "20",
-        "hull_dice": "6", "shield_dice": "4", "shield_type": "fortress", "reactor": "power_core",
-        "coupling": "direct", "power_central": "3",
+        "name": "Lantern",
+        "notes": "Smells of ozone.",
+        "livability_rating": "4",
+        "mi_health": "3",
+        "mi_health_max": "5",
+        "size": "medium",
+        "tier": "1",
+        "hull": "30",
+        "hull_max": "40",
+        "shields": "10",
+        "shields_max": "20",
+        "hull_dice": "6",
+        "shield_dice": "4",
+        "shield_type": "fortress",
+        "reactor": "power_core",
+        "coupling": "direct",
+        "power_central": "3",
         **{f"power_{system}": "0" for system in SYSTEMS},
     }
     data.update({k: str(v) for k, v in overrides.items()})
@@ -42,8 +54,10 @@ def field_errors(response, name):
 
 
 def all_errors(response):
-    return [html.unescape(e).strip() for e in re.findall(r'<p class="error"[^>]*>(.*?)</p>',
-                                                         response.content.decode(), re.S)]
+    return [
+        html.unescape(e).strip()
+        for e in re.findall(r'<p class="error"[^>]*>(.*?)</p>', response.content.decode(), re.S)
+    ]
 
 
 def visible_text(response):
@@ -64,6 +78,7 @@ def remove_url(post):
 
 
 # --- the GM's ship form ----------------------------------------------------------------------------------------
+
 
 def test_gm_creates_a_ship(gm_client, campaign):
     response = gm_client.post(reverse("ship_create", args=[campaign.pk]), ship_data())
@@ -125,25 +140,41 @@ def test_ship_of_another_campaign_is_not_found_through_this_one(gm_client, gm, c
     assert Ship.objects.filter(pk=ship.pk).exists()
 
 
-@pytest.mark.parametrize("overrides,field,sentence", [
-    ({"tier": 7}, "tier", "Tier goes from 0 to 5."),
-    ({"hull": -5}, "hull", "This cannot be negative."),
-    ({"hull": 41}, "hull", "Hull points cannot be above the maximum (40)."),
-    ({"shields": 21}, "shields", "Shield points cannot be above the maximum (20)."),
-    ({"mi_health": 6}, "mi_health", "MI Health Levels cannot be above the maximum (5)."),
-    ({"power_central": 5}, "power_central",
-     "5 power dice do not fit in the central store: this coupling holds 4 there."),
-    ({"coupling": "distributed", "power_central": 0, "power_engines": 3}, "power_engines",
-     "3 power dice do not fit in the engines store: this coupling holds 2 there."),
-    ({"coupling": "hub_and_spoke", "power_central": 3}, "power_central",
-     "3 power dice do not fit in the central store: this coupling holds 2 there."),
-    ({"hull_dice": 7}, "hull_dice", "Hull dice cannot be above 6 for a tier 1 medium ship."),
-    ({"shield_dice": 7}, "shield_dice", "Shield dice cannot be above 6 for a tier 1 medium ship."),
-    ({"size": "huge", "tier": 2, "hull_dice": 14}, "hull_dice", "Hull dice cannot be above 13 for a tier 2 huge ship."),
-    ({"livability_rating": 0}, "livability_rating", "Livability Rating goes from 1 to 10."),
-    ({"livability_rating": 11}, "livability_rating", "Livability Rating goes from 1 to 10."),
-    ({"tier": "two"}, "tier", "Enter a whole number."),
-])
+@pytest.mark.parametrize(
+    "overrides,field,sentence",
+    [
+        ({"tier": 7}, "tier", "Tier goes from 0 to 5."),
+        ({"hull": -5}, "hull", "This cannot be negative."),
+        ({"hull": 41}, "hull", "Hull points cannot be above the maximum (40)."),
+        ({"shields": 21}, "shields", "Shield points cannot be above the maximum (20)."),
+        ({"mi_health": 6}, "mi_health", "MI Health Levels cannot be above the maximum (5)."),
+        (
+            {"power_central": 5},
+            "power_central",
+            "5 power dice do not fit in the central store: this coupling holds 4 there.",
+        ),
+        (
+            {"coupling": "distributed", "power_central": 0, "power_engines": 3},
+            "power_engines",
+            "3 power dice do not fit in the engines store: this coupling holds 2 there.",
+        ),
+        (
+            {"coupling": "hub_and_spoke", "power_central": 3},
+            "power_central",
+            "3 power dice do not fit in the central store: this coupling holds 2 there.",
+        ),
+        ({"hull_dice": 7}, "hull_dice", "Hull dice cannot be above 6 for a tier 1 medium ship."),
+        ({"shield_dice": 7}, "shield_dice", "Shield dice cannot be above 6 for a tier 1 medium ship."),
+        (
+            {"size": "huge", "tier": 2, "hull_dice": 14},
+            "hull_dice",
+            "Hull dice cannot be above 13 for a tier 2 huge ship.",
+        ),
+        ({"livability_rating": 0}, "livability_rating", "Livability Rating goes from 1 to 10."),
+        ({"livability_rating": 11}, "livability_rating", "Livability Rating goes from 1 to 10."),
+        ({"tier": "two"}, "tier", "Enter a whole number."),
+    ],
+)
 def test_impossible_ship_is_refused_next_to_the_field(gm_client, campaign, overrides, field, sentence):
     response = gm_client.post(reverse("ship_create", args=[campaign.pk]), ship_data(**overrides))
     assert response.status_code == 400
@@ -163,11 +194,14 @@ def test_direct_coupling_has_no_room_in_the_systems(gm_client, campaign, system)
     assert not Ship.objects.exists()
 
 
-@pytest.mark.parametrize("coupling,stores", [
-    ("direct", {"central": 4}),
-    ("distributed", {system: 2 for system in SYSTEMS}),
-    ("hub_and_spoke", {"central": 2, **{system: 1 for system in SYSTEMS}}),
-])
+@pytest.mark.parametrize(
+    "coupling,stores",
+    [
+        ("direct", {"central": 4}),
+        ("distributed", dict.fromkeys(SYSTEMS, 2)),
+        ("hub_and_spoke", {"central": 2, **dict.fromkeys(SYSTEMS, 1)}),
+    ],
+)
 def test_full_stores_for_each_coupling_are_accepted(gm_client, campaign, coupling, stores):
     data = ship_data(coupling=coupling, **{"power_central": 0, **{f"power_{store}": n for store, n in stores.items()}})
     response = gm_client.post(reverse("ship_create", args=[campaign.pk]), data)
@@ -176,8 +210,7 @@ def test_full_stores_for_each_coupling_are_accepted(gm_client, campaign, couplin
     assert sum(ship.stored_power().values()) == {"direct": 4, "distributed": 10, "hub_and_spoke": 7}[coupling]
 
 
-@pytest.mark.parametrize("size,tier,most", [("tiny", 0, 1), ("small", 5, 8), ("large", 3, 10),
-                                            ("gargantuan", 5, 21)])
+@pytest.mark.parametrize("size,tier,most", [("tiny", 0, 1), ("small", 5, 8), ("large", 3, 10), ("gargantuan", 5, 21)])
 def test_hull_dice_up_to_the_size_and_tier_total_are_accepted(gm_client, campaign, size, tier, most):
     data = ship_data(size=size, tier=tier, hull_dice=most, shield_dice=most)
     assert gm_client.post(reverse("ship_create", args=[campaign.pk]), data).status_code == 302
@@ -190,8 +223,9 @@ def test_hull_dice_up_to_the_size_and_tier_total_are_accepted(gm_client, campaig
 
 def test_an_impossible_edit_leaves_the_ship_as_it_was(gm_client, campaign):
     ship = make_ship(campaign, hull=20, hull_max=30)
-    response = gm_client.post(reverse("ship_edit", args=[campaign.pk, ship.pk]),
-                              ship_data(name="Broken", hull=35, hull_max=30))
+    response = gm_client.post(
+        reverse("ship_edit", args=[campaign.pk, ship.pk]), ship_data(name="Broken", hull=35, hull_max=30)
+    )
     assert response.status_code == 400
     assert field_errors(response, "hull") == ["Hull points cannot be above the maximum (30)."]
     ship.refresh_from_db()
@@ -199,6 +233,7 @@ def test_an_impossible_edit_leaves_the_ship_as_it_was(gm_client, campaign):
 
 
 # --- crew stations ---------------------------------------------------------------------------------------------
+
 
 def test_gm_assigns_characters_to_stations(gm_client, campaign, pc, other_pc, npc):
     ship = make_ship(campaign)
@@ -212,7 +247,8 @@ def test_gm_assigns_characters_to_stations(gm_client, campaign, pc, other_pc, np
     assert "Mechanic : Furo (ben)" in page
     assert "Gunner : Nivick ×4" in page
     assert "Crew: Nivick ×4 (Gunner), Furo (Mechanic), Luwe (Helm (pilot))" in visible_text(
-        gm_client.get(campaign.get_absolute_url()))
+        gm_client.get(campaign.get_absolute_url())
+    )
 
 
 def test_a_second_pilot_is_refused(gm_client, campaign, pc, other_pc):
@@ -233,8 +269,9 @@ def test_each_ship_has_its_own_pilot(gm_client, campaign, pc, other_pc):
 
 def test_any_number_of_gunners(gm_client, campaign, pc, other_pc):
     ship = make_ship(campaign)
-    gunners = [pc, other_pc] + [Character.objects.create(campaign=campaign, name=f"Gunner {i}", kind="npc",
-                                                         system="sw5e") for i in range(4)]
+    gunners = [pc, other_pc] + [
+        Character.objects.create(campaign=campaign, name=f"Gunner {i}", kind="npc", system="sw5e") for i in range(4)
+    ]
     for character in gunners:
         assert gm_client.post(crew_url(ship), {"character": character.pk, "station": "gunner"}).status_code == 302
     assert CrewAssignment.objects.filter(ship=ship, station="gunner").count() == 6
@@ -320,6 +357,7 @@ def test_outsider_cannot_touch_the_crew(client, outsider, campaign, pc):
 
 # --- the ship page -----------------------------------------------------------------------------------------------
 
+
 def test_hub_and_spoke_shows_stored_dice_against_capacity(player_client, campaign):
     ship = make_ship(campaign, coupling="hub_and_spoke", power_central=1, power_engines=1, tier=3)
     page = visible_text(player_client.get(ship.get_absolute_url()))
@@ -362,8 +400,9 @@ def test_same_character_twice_on_one_ship_gets_a_plain_sentence(gm_client, campa
 
     ship = Ship.objects.create(campaign=campaign, name="Lantern")
     CrewAssignment.objects.create(ship=ship, character=pc, station="gunner")
-    response = gm_client.post(f"/campaigns/{campaign.pk}/ships/{ship.pk}/crew/",
-                              {"character": pc.pk, "station": "operator"})
+    response = gm_client.post(
+        f"/campaigns/{campaign.pk}/ships/{ship.pk}/crew/", {"character": pc.pk, "station": "operator"}
+    )
     assert response.status_code == 400
     assert "That character already has a station on this ship." in response.content.decode()
     assert CrewAssignment.objects.filter(ship=ship).count() == 1
@@ -371,9 +410,11 @@ def test_same_character_twice_on_one_ship_gets_a_plain_sentence(gm_client, campa
 
 # --- NPC ships and the SW5e combat numbers ----------------------------------------------------------------------
 
+
 def test_gm_keeps_an_npc_ship_with_weapons_and_modifiers(gm_client, campaign):
-    data = ship_data(name="Red Talon", side="npc", weapons=" twin blasters ,  proton torpedoes,", con_mod="-2",
-                     initiative_mod="3")
+    data = ship_data(
+        name="Red Talon", side="npc", weapons=" twin blasters ,  proton torpedoes,", con_mod="-2", initiative_mod="3"
+    )
     response = gm_client.post(reverse("ship_create", args=[campaign.pk]), data)
     assert response.status_code == 302
     ship = Ship.objects.get(name="Red Talon")
@@ -387,8 +428,10 @@ def test_gm_keeps_an_npc_ship_with_weapons_and_modifiers(gm_client, campaign):
 
 def test_a_form_without_the_new_fields_keeps_what_the_ship_has(gm_client, campaign):
     ship = make_ship(campaign, side="npc", con_mod=2, initiative_mod=4, weapons="ion cannon")
-    response = gm_client.post(reverse("ship_edit", args=[campaign.pk, ship.pk]),
-                              ship_data(name="Renamed", side="", con_mod="", initiative_mod=""))
+    response = gm_client.post(
+        reverse("ship_edit", args=[campaign.pk, ship.pk]),
+        ship_data(name="Renamed", side="", con_mod="", initiative_mod=""),
+    )
     assert response.status_code == 302
     ship.refresh_from_db()
     assert (ship.name, ship.side, ship.con_mod, ship.initiative_mod) == ("Renamed", "npc", 2, 4)
@@ -398,16 +441,23 @@ def test_a_form_without_the_new_fields_keeps_what_the_ship_has(gm_client, campai
     assert (plain.side, plain.con_mod, plain.initiative_mod, plain.weapons) == ("pc", 0, 0, "")
 
 
-@pytest.mark.parametrize("overrides,field,sentence", [
-    ({"side": "pirate"}, "side", "Choose a party ship or an NPC ship."),
-    ({"con_mod": 21}, "con_mod", "Choose from -10 to 20."),
-    ({"initiative_mod": -11}, "initiative_mod", "Choose from -10 to 20."),
-    ({"initiative_mod": 99999}, "initiative_mod", "Choose from -10 to 20."),
-    ({"con_mod": "x"}, "con_mod", "Enter a whole number."),
-    ({"weapons": "laser, Laser"}, "weapons", 'Name each weapon once (two of a kind: "laser cannon 1, laser cannon 2").'),
-    ({"weapons": "a" * 61}, "weapons", "Each weapon's name can be at most 60 characters long."),
-    ({"weapons": ",".join(f"gun {n}" for n in range(13))}, "weapons", "List at most 12 weapons."),
-])
+@pytest.mark.parametrize(
+    "overrides,field,sentence",
+    [
+        ({"side": "pirate"}, "side", "Choose a party ship or an NPC ship."),
+        ({"con_mod": 21}, "con_mod", "Choose from -10 to 20."),
+        ({"initiative_mod": -11}, "initiative_mod", "Choose from -10 to 20."),
+        ({"initiative_mod": 99999}, "initiative_mod", "Choose from -10 to 20."),
+        ({"con_mod": "x"}, "con_mod", "Enter a whole number."),
+        (
+            {"weapons": "laser, Laser"},
+            "weapons",
+            'Name each weapon once (two of a kind: "laser cannon 1, laser cannon 2").',
+        ),
+        ({"weapons": "a" * 61}, "weapons", "Each weapon's name can be at most 60 characters long."),
+        ({"weapons": ",".join(f"gun {n}" for n in range(13))}, "weapons", "List at most 12 weapons."),
+    ],
+)
 def test_impossible_sw5e_combat_numbers_are_refused_next_to_the_field(gm_client, campaign, overrides, field, sentence):
     response = gm_client.post(reverse("ship_create", args=[campaign.pk]), ship_data(**overrides))
     assert response.status_code == 400
@@ -437,12 +487,22 @@ SHIP_FIELDS = {**ship_data(), "side": "npc", "weapons": "laser cannons", "con_mo
 
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(form=st.builds(lambda base, changes: {**base, **changes}, st.just(SHIP_FIELDS),
-                      st.dictionaries(st.sampled_from(["side", "weapons", "con_mod", "initiative_mod"]),
-                                      st.one_of(st.text(max_size=80), st.integers(-(2**40), 2**40).map(str),
-                                                st.sampled_from(["", "npc", "pc", "NaN", "1e9", "\x00", "a,a"])),
-                                      max_size=4)),
-       creating=st.booleans())
+@given(
+    form=st.builds(
+        lambda base, changes: {**base, **changes},
+        st.just(SHIP_FIELDS),
+        st.dictionaries(
+            st.sampled_from(["side", "weapons", "con_mod", "initiative_mod"]),
+            st.one_of(
+                st.text(max_size=80),
+                st.integers(-(2**40), 2**40).map(str),
+                st.sampled_from(["", "npc", "pc", "NaN", "1e9", "\x00", "a,a"]),
+            ),
+            max_size=4,
+        ),
+    ),
+    creating=st.booleans(),
+)
 def test_fuzz_the_new_ship_fields(client, gm, campaign, form, creating):
     """Junk in the fields SW5e added: a sentence or a stored ship that validates, never a server error."""
     client.force_login(gm)

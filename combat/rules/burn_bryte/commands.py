@@ -164,6 +164,22 @@ class SetCondition(Command):
     value: str = ""
 
 
-COMMANDS = (Declare, ChangeDeclaration, StartPlayers, ClaimTurn, PickNext, SkillRoll, FreeMove, SpendAdvantage,
-            EndTurn, ResolveFailure, StartEnemies, Resolve, NextRound, SpendNova, SpendCollapse, AdjustHealth,
-            SetCondition)
+COMMANDS = (
+    Declare,
+    ChangeDeclaration,
+    StartPlayers,
+    ClaimTurn,
+    PickNext,
+    SkillRoll,
+    FreeMove,
+    SpendAdvantage,
+    EndTurn,
+    ResolveFailure,
+    StartEnemies,
+    Resolve,
+    NextRound,
+    SpendNova,
+    SpendCollapse,
+    AdjustHealth,
+    SetCondition,
+)

@@ -65,6 +65,7 @@ def decide(state: State, command: Command, dice: Dice) -> list[Event]:
 
 # --- shared checks -----------------------------------------------------------------------------------------------
 
+
 def _text(raw: str, default: str = "") -> str:
     """Words typed for the log: one line, at most 200 characters."""
     return " ".join(raw.split())[:200] or default
@@ -78,8 +79,9 @@ def _plural(n: int) -> str:
     return "s" if n != 1 else ""
 
 
-def _roll_faces(state: State, count: int, sides: int, entered: tuple[int, ...],
-                dice: Dice) -> tuple[tuple[int, ...], bool]:
+def _roll_faces(
+    state: State, count: int, sides: int, entered: tuple[int, ...], dice: Dice
+) -> tuple[tuple[int, ...], bool]:
     if entered:
         _require(bool(state.settings.get("entered_dice")), "The GM has the server roll the dice in this encounter.")
         _require(len(entered) == count, f"Enter exactly {count} dice.")
@@ -89,6 +91,7 @@ def _roll_faces(state: State, count: int, sides: int, entered: tuple[int, ...],
 
 
 # --- Phase 1: enemies declare -----------------------------------------------------------------------------------------
+
 
 def _declare(state: State, c: Declare, dice: Dice) -> list[Event]:
     enemy = state.fighter(c.enemy)
@@ -100,12 +103,16 @@ def _declare(state: State, c: Declare, dice: Dice) -> list[Event]:
     text = _text(c.text, "attacks")
     if c.extra:
         _require(state.collapse >= 1, "An extra enemy attack costs 1 Collapse point and the GM has none.")
-        _require(state.phase == 1 or (state.phase == 2 and bool(state.pcs_left())),
-                 "Extra attacks are bought in Phase 1, or in Phase 2 while a PC still has a turn.")
+        _require(
+            state.phase == 1 or (state.phase == 2 and bool(state.pcs_left())),
+            "Extra attacks are bought in Phase 1, or in Phase 2 while a PC still has a turn.",
+        )
     else:
         _require(state.phase == 1, "Enemies declare their actions in Phase 1.")
-        _require(not any(d.enemy == enemy.id and not d.extra for d in state.declarations),
-                 f"{enemy.name} has already declared its action this round.")
+        _require(
+            not any(d.enemy == enemy.id and not d.extra for d in state.declarations),
+            f"{enemy.name} has already declared its action this round.",
+        )
     return [Declared(id=state.next_declaration, enemy=enemy.id, target=target.id, text=text, extra=c.extra)]
 
 
@@ -125,8 +132,11 @@ def _change_declaration(state: State, c: ChangeDeclaration, dice: Dice) -> list[
 
 def _start_players(state: State, c: StartPlayers, dice: Dice) -> list[Event]:
     _require(state.phase == 1, "Phase 2 starts after Phase 1.")
-    missing = [e.name for e in state.enemies()
-               if not e.down and e.aware_of and not any(d.enemy == e.id and not d.extra for d in state.declarations)]
+    missing = [
+        e.name
+        for e in state.enemies()
+        if not e.down and e.aware_of and not any(d.enemy == e.id and not d.extra for d in state.declarations)
+    ]
     _require(not missing, f"Declare one action for {', '.join(missing)} first.")
     if state.round == 1 and state.surprise == "enemies":
         return [PhaseStarted(round=state.round, phase=3, skipped=(2,))]
@@ -134,6 +144,7 @@ def _start_players(state: State, c: StartPlayers, dice: Dice) -> list[Event]:
 
 
 # --- Phase 2: the player characters' turns ----------------------------------------------------------------------------
+
 
 def _claim_turn(state: State, c: ClaimTurn, dice: Dice) -> list[Event]:
     _require(state.phase == 2, "Player characters take their turns in Phase 2.")
@@ -187,16 +198,26 @@ def _skill_roll(state: State, c: SkillRoll, dice: Dice) -> list[Event]:
     sides = pc.skills[c.skill]
     complexity = state.complexity(pc, c.skill)
     faces, entered = _roll_faces(state, complexity, sides, c.entered, dice)
-    roll = Roll(fighter=pc.id, skill=c.skill, sides=sides, complexity=complexity, faces=faces, intent=c.intent,
-                target=target, damage=c.damage if c.intent == "attack" else 0, entered=entered)
+    roll = Roll(
+        fighter=pc.id,
+        skill=c.skill,
+        sides=sides,
+        complexity=complexity,
+        faces=faces,
+        intent=c.intent,
+        target=target,
+        damage=c.damage if c.intent == "attack" else 0,
+        entered=entered,
+    )
     return [SkillRolled(roll=roll, note=_text(c.note))]
 
 
 def _free_move(state: State, c: FreeMove, dice: Dice) -> list[Event]:
     pc = _own_turn(state, c.actor)
     _require(not state.pending_failure, "The last roll failed: the turn is over.")
-    _require(not state.free_move_used,
-             f"{pc.name} has already used the free move this turn; roll a skill to move again.")
+    _require(
+        not state.free_move_used, f"{pc.name} has already used the free move this turn; roll a skill to move again."
+    )
     _require(1 <= c.squares <= pc.speed, f"{pc.name} can move from 1 to {pc.speed} squares.")
     return [Moved(fighter=pc.id, squares=c.squares)]
 
@@ -207,8 +228,10 @@ def _spend_advantage(state: State, c: SpendAdvantage, dice: Dice) -> list[Event]
     _require(pc.side == "pc", "Only player characters spend the party's Advantages.")
     _require(not pc.down, f"{pc.name} is at 0 Health Levels and cannot act.")
     roll = state.last_roll
-    _require(state.phase == 2 and state.pending_failure and roll is not None and roll.fighter == state.turn,
-             "Advantages reroll a die of a failed roll.")
+    _require(
+        state.phase == 2 and state.pending_failure and roll is not None and roll.fighter == state.turn,
+        "Advantages reroll a die of a failed roll.",
+    )
     assert roll is not None  # (just checked)
     _require(state.advantages >= 1, "The party has no Advantages left.")
     _require(0 <= c.die < len(roll.faces), "Choose one of the dice of the failed roll.")
@@ -218,8 +241,9 @@ def _spend_advantage(state: State, c: SpendAdvantage, dice: Dice) -> list[Event]
 
 def _end_turn(state: State, c: EndTurn, dice: Dice) -> list[Event]:
     pc = _own_turn(state, c.actor)
-    _require(not state.pending_failure,
-             "The roll failed: the GM chooses a consequence or a Collapse point to end the turn.")
+    _require(
+        not state.pending_failure, "The roll failed: the GM chooses a consequence or a Collapse point to end the turn."
+    )
     return [TurnEnded(fighter=pc.id)]
 
 
@@ -230,6 +254,7 @@ def _resolve_failure(state: State, c: ResolveFailure, dice: Dice) -> list[Event]
 
 
 # --- Phase 3: declared actions resolve, and the next round ------------------------------------------------------------
+
 
 def _start_enemies(state: State, c: StartEnemies, dice: Dice) -> list[Event]:
     _require(state.phase == 2, "Phase 3 follows Phase 2.")
@@ -262,6 +287,7 @@ def _next_round(state: State, c: NextRound, dice: Dice) -> list[Event]:
 
 # --- any time: Nova and Collapse points, the GM's changes -------------------------------------------------------------
 
+
 def _spend_nova(state: State, c: SpendNova, dice: Dice) -> list[Event]:
     pc = state.fighter(c.actor)
     _require(pc.side == "pc", "Only player characters have Nova points.")
@@ -283,8 +309,14 @@ def _adjust_health(state: State, c: AdjustHealth, dice: Dice) -> list[Event]:
     return [HealthAdjusted(target=target.id, change=c.change)]
 
 
-_SLOTS = {"neg_minor": "skill", "neg_moderate": "category", "neg_significant": "flag",
-          "pos_minor": "skill", "pos_moderate": "category", "pos_significant": "flag"}
+_SLOTS = {
+    "neg_minor": "skill",
+    "neg_moderate": "category",
+    "neg_significant": "flag",
+    "pos_minor": "skill",
+    "pos_moderate": "category",
+    "pos_significant": "flag",
+}
 
 
 def _set_condition(state: State, c: SetCondition, dice: Dice) -> list[Event]:
@@ -301,9 +333,21 @@ def _set_condition(state: State, c: SetCondition, dice: Dice) -> list[Event]:
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
-    Declare: _declare, ChangeDeclaration: _change_declaration, StartPlayers: _start_players, ClaimTurn: _claim_turn,
-    PickNext: _pick_next, SkillRoll: _skill_roll, FreeMove: _free_move, SpendAdvantage: _spend_advantage,
-    EndTurn: _end_turn, ResolveFailure: _resolve_failure, StartEnemies: _start_enemies, Resolve: _resolve,
-    NextRound: _next_round, SpendNova: _spend_nova, SpendCollapse: _spend_collapse, AdjustHealth: _adjust_health,
+    Declare: _declare,
+    ChangeDeclaration: _change_declaration,
+    StartPlayers: _start_players,
+    ClaimTurn: _claim_turn,
+    PickNext: _pick_next,
+    SkillRoll: _skill_roll,
+    FreeMove: _free_move,
+    SpendAdvantage: _spend_advantage,
+    EndTurn: _end_turn,
+    ResolveFailure: _resolve_failure,
+    StartEnemies: _start_enemies,
+    Resolve: _resolve,
+    NextRound: _next_round,
+    SpendNova: _spend_nova,
+    SpendCollapse: _spend_collapse,
+    AdjustHealth: _adjust_health,
     SetCondition: _set_condition,
 }

@@ -41,6 +41,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
 
 # --- wording ------------------------------------------------------------------------------------------------------
 
+
 def _plural(n: int) -> str:
     return "s" if n != 1 else ""
 
@@ -65,6 +66,7 @@ def _at_zero(state: State, fighter_id: str, damage: int) -> str:
 
 # --- Phase 1 -------------------------------------------------------------------------------------------------------
 
+
 def _declared(state: State, event: Declared, sight: Sight) -> str | None:
     if sight.unseen(event.enemy):
         return None
@@ -86,9 +88,13 @@ def _phase_started(state: State, event: PhaseStarted, sight: Sight) -> str:
 
 # --- Phase 2 -------------------------------------------------------------------------------------------------------
 
+
 def _turn_started(state: State, event: TurnStarted, sight: Sight) -> str:
-    by = "" if not event.picked_by else (" (picked by the GM)" if event.picked_by == "gm"
-                                         else f" (picked by {sight.name(event.picked_by)})")
+    by = (
+        ""
+        if not event.picked_by
+        else (" (picked by the GM)" if event.picked_by == "gm" else f" (picked by {sight.name(event.picked_by)})")
+    )
     return f"{sight.name(event.fighter)} starts their turn{by}."
 
 
@@ -97,19 +103,28 @@ def _skill_rolled(state: State, event: SkillRolled, sight: Sight) -> str:
     if roll is None:
         raise ValueError("A skill roll without its roll.")
     verdict = "succeeds" if roll.succeeded else "fails on doubles"
-    what = {"attack": f"to attack {sight.name(roll.target)}", "defend": "to defend against a declared attack",
-            "advantage": "to create an advantage", "move": "to move", "other": ""}[roll.intent]
+    what = {
+        "attack": f"to attack {sight.name(roll.target)}",
+        "defend": "to defend against a declared attack",
+        "advantage": "to create an advantage",
+        "move": "to move",
+        "other": "",
+    }[roll.intent]
     note = f" — {event.note}" if event.note else ""
-    return (f"{sight.name(roll.fighter)} rolls {roll.skill} {what} at complexity {roll.complexity}: "
-            f"{roll.complexity}d{roll.sides} show {_faces(roll)}; the roll {verdict}{note}.").replace("  ", " ")
+    return (
+        f"{sight.name(roll.fighter)} rolls {roll.skill} {what} at complexity {roll.complexity}: "
+        f"{roll.complexity}d{roll.sides} show {_faces(roll)}; the roll {verdict}{note}."
+    ).replace("  ", " ")
 
 
 def _advantage_spent(state: State, event: AdvantageSpent, sight: Sight) -> str:
     entered = " (entered)" if event.entered else ""
     roller = state.last_roll.fighter if state.last_roll else event.fighter
     whose = "" if roller == event.fighter else f" of {sight.name(roller)}'s roll"
-    return (f"{sight.name(event.fighter)} spends an Advantage to reroll die {event.die + 1}{whose}: "
-            f"it shows {event.face}{entered}.")
+    return (
+        f"{sight.name(event.fighter)} spends an Advantage to reroll die {event.die + 1}{whose}: "
+        f"it shows {event.face}{entered}."
+    )
 
 
 def _moved(state: State, event: Moved, sight: Sight) -> str:
@@ -129,6 +144,7 @@ def _turn_ended(state: State, event: TurnEnded, sight: Sight) -> str:
 
 # --- Phase 3 -------------------------------------------------------------------------------------------------------
 
+
 def _resolved(state: State, event: Resolved, sight: Sight) -> str | None:
     d = state.declaration(event.id)
     target = sight.name(d.target)
@@ -137,15 +153,18 @@ def _resolved(state: State, event: Resolved, sight: Sight) -> str | None:
         if event.outcome != "hit" or not event.damage:
             return None
         return f"Something unseen hits {target} for {levels}."
-    text = {"hit": f"hits {target} for {levels}",
-            "missed": f"misses {target} (out of range)",
-            "cancelled": f"is foiled: {target} was defended",
-            "skipped": "does not happen: the enemy is at 0 Health Levels"}[event.outcome]
+    text = {
+        "hit": f"hits {target} for {levels}",
+        "missed": f"misses {target} (out of range)",
+        "cancelled": f"is foiled: {target} was defended",
+        "skipped": "does not happen: the enemy is at 0 Health Levels",
+    }[event.outcome]
     at_zero = _at_zero(state, d.target, event.damage if event.outcome == "hit" else 0)
     return f"{sight.name(d.enemy)}'s {d.text} {text}.{at_zero}"
 
 
 # --- any time ------------------------------------------------------------------------------------------------------
+
 
 def _nova_spent(state: State, event: NovaSpent, sight: Sight) -> str:
     note = f": {event.note}" if event.note else ""
@@ -163,8 +182,9 @@ def _health_adjusted(state: State, event: HealthAdjusted, sight: Sight) -> str |
         return None
     verb = "regains" if event.change > 0 else "loses"
     n = abs(event.change)
-    return (f"{sight.name(event.target)} {verb} {n} Health Level{_plural(n)}."
-            f"{_at_zero(state, event.target, -event.change)}")
+    return (
+        f"{sight.name(event.target)} {verb} {n} Health Level{_plural(n)}.{_at_zero(state, event.target, -event.change)}"
+    )
 
 
 def _condition_set(state: State, event: ConditionSet, sight: Sight) -> str | None:
@@ -175,8 +195,17 @@ def _condition_set(state: State, event: ConditionSet, sight: Sight) -> str | Non
 
 
 DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
-    Declared: _declared, DeclarationChanged: _declaration_changed, PhaseStarted: _phase_started,
-    TurnStarted: _turn_started, SkillRolled: _skill_rolled, AdvantageSpent: _advantage_spent, Moved: _moved,
-    TurnEnded: _turn_ended, Resolved: _resolved, NovaSpent: _nova_spent, CollapseSpent: _collapse_spent,
-    HealthAdjusted: _health_adjusted, ConditionSet: _condition_set,
+    Declared: _declared,
+    DeclarationChanged: _declaration_changed,
+    PhaseStarted: _phase_started,
+    TurnStarted: _turn_started,
+    SkillRolled: _skill_rolled,
+    AdvantageSpent: _advantage_spent,
+    Moved: _moved,
+    TurnEnded: _turn_ended,
+    Resolved: _resolved,
+    NovaSpent: _nova_spent,
+    CollapseSpent: _collapse_spent,
+    HealthAdjusted: _health_adjusted,
+    ConditionSet: _condition_set,
 }

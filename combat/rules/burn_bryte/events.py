@@ -120,6 +120,19 @@ class ConditionSet(Event):
     value: str = ""
 
 
-EVENTS = (Declared, DeclarationChanged, PhaseStarted, TurnStarted, SkillRolled, AdvantageSpent, Moved, TurnEnded,
-          Resolved, NovaSpent, CollapseSpent, HealthAdjusted, ConditionSet)
+EVENTS = (
+    Declared,
+    DeclarationChanged,
+    PhaseStarted,
+    TurnStarted,
+    SkillRolled,
+    AdvantageSpent,
+    Moved,
+    TurnEnded,
+    Resolved,
+    NovaSpent,
+    CollapseSpent,
+    HealthAdjusted,
+    ConditionSet,
+)
 CODEC = EventCodec(EVENTS, COMMANDS)

@@ -39,13 +39,13 @@ def evolve(state: State, event: Event) -> State:
 
 # --- small steps events share ----------------------------------------------------------------------------------
 
+
 def _put(state: State, fighter: Fighter) -> State:
     return replace(state, fighters=tuple(fighter if f.id == fighter.id else f for f in state.fighters))
 
 
 def _put_declaration(state: State, declaration: Declaration) -> State:
-    return replace(state, declarations=tuple(declaration if d.id == declaration.id else d
-                                             for d in state.declarations))
+    return replace(state, declarations=tuple(declaration if d.id == declaration.id else d for d in state.declarations))
 
 
 def _roll_of(roll: Roll | None) -> Roll:
@@ -87,11 +87,19 @@ def _apply_success(state: State, roll: Roll) -> State:
 def _finish_turn(state: State, fighter_id: str) -> State:
     fighter = state.fighter(fighter_id)
     state = _put(state, replace(fighter, took_turn=True))
-    return replace(state, turn="", turn_rolls=0, free_move_used=False, pending_failure=False, last_roll=None,
-                   picker=fighter_id if state.chain else "")
+    return replace(
+        state,
+        turn="",
+        turn_rolls=0,
+        free_move_used=False,
+        pending_failure=False,
+        last_roll=None,
+        picker=fighter_id if state.chain else "",
+    )
 
 
 # --- one function per event -------------------------------------------------------------------------------------
+
 
 def _declared(state: State, event: Declared) -> State:
     declaration = Declaration(id=event.id, enemy=event.enemy, target=event.target, text=event.text, extra=event.extra)
@@ -113,8 +121,16 @@ def _phase_started(state: State, event: PhaseStarted) -> State:
 
 
 def _turn_started(state: State, event: TurnStarted) -> State:
-    return replace(state, turn=event.fighter, turn_rolls=0, free_move_used=False, pending_failure=False,
-                   last_roll=None, chain=state.chain or event.chain, picker="")
+    return replace(
+        state,
+        turn=event.fighter,
+        turn_rolls=0,
+        free_move_used=False,
+        pending_failure=False,
+        last_roll=None,
+        chain=state.chain or event.chain,
+        picker="",
+    )
 
 
 def _skill_rolled(state: State, event: SkillRolled) -> State:
@@ -180,8 +196,17 @@ def _condition_set(state: State, event: ConditionSet) -> State:
 
 
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
-    Declared: _declared, DeclarationChanged: _declaration_changed, PhaseStarted: _phase_started,
-    TurnStarted: _turn_started, SkillRolled: _skill_rolled, AdvantageSpent: _advantage_spent, Moved: _moved,
-    TurnEnded: _turn_ended, Resolved: _resolved, NovaSpent: _nova_spent, CollapseSpent: _collapse_spent,
-    HealthAdjusted: _health_adjusted, ConditionSet: _condition_set,
+    Declared: _declared,
+    DeclarationChanged: _declaration_changed,
+    PhaseStarted: _phase_started,
+    TurnStarted: _turn_started,
+    SkillRolled: _skill_rolled,
+    AdvantageSpent: _advantage_spent,
+    Moved: _moved,
+    TurnEnded: _turn_ended,
+    Resolved: _resolved,
+    NovaSpent: _nova_spent,
+    CollapseSpent: _collapse_spent,
+    HealthAdjusted: _health_adjusted,
+    ConditionSet: _condition_set,
 }

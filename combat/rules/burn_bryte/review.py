@@ -60,18 +60,37 @@ def facts(state: State, event: Event) -> Facts:
         r = _roll(event.roll)
         succeeded = r.succeeded
         damage = ((r.fighter, r.target, r.damage),) if succeeded and r.intent == "attack" and r.target else ()
-        return Facts(**base, actor=r.fighter, action=True, damage=damage,
-                     rolls=(RollFact(r.sides, r.faces, r.complexity, succeeded, not succeeded, r.entered,
-                                     chance=chance_of_success(r.complexity, r.sides)),))
+        return Facts(
+            **base,
+            actor=r.fighter,
+            action=True,
+            damage=damage,
+            rolls=(
+                RollFact(
+                    r.sides,
+                    r.faces,
+                    r.complexity,
+                    succeeded,
+                    not succeeded,
+                    r.entered,
+                    chance=chance_of_success(r.complexity, r.sides),
+                ),
+            ),
+        )
     if isinstance(event, AdvantageSpent):
         roll = _roll(state.last_roll)
         faces = tuple(event.face if i == event.die else f for i, f in enumerate(roll.faces))
         rescued = not has_doubles(faces)
         hit = rescued and roll.intent == "attack" and roll.target
         damage = ((roll.fighter, roll.target, roll.damage),) if hit else ()
-        return Facts(**base, actor=event.fighter, advantages_used=1, damage=damage,
-                     rolls=(RollFact(roll.sides, (event.face,), 1, True, False, event.entered, counted=False),),
-                     extra={"rescued": roll.complexity} if rescued else {})
+        return Facts(
+            **base,
+            actor=event.fighter,
+            advantages_used=1,
+            damage=damage,
+            rolls=(RollFact(roll.sides, (event.face,), 1, True, False, event.entered, counted=False),),
+            extra={"rescued": roll.complexity} if rescued else {},
+        )
     if isinstance(event, Moved):
         return Facts(**base, actor=event.fighter, action=True)
     if isinstance(event, TurnEnded):

@@ -13,14 +13,29 @@ from combat.rules.core import RuleError, Setting
 KEY = "burn_bryte"
 
 SETTINGS = (
-    Setting("change_cost", "Collapse points to change a declared enemy action", 1,
-            choices=((0, "0"), (1, "1"), (2, "2"), (3, "3"))),
+    Setting(
+        "change_cost",
+        "Collapse points to change a declared enemy action",
+        1,
+        choices=((0, "0"), (1, "1"), (2, "2"), (3, "3")),
+    ),
     Setting("entered_dice", "Players may enter the faces of physical dice", False),
-    Setting("failure_default", "One-tap choice after a failed roll", "collapse",
-            choices=(("collapse", "GM gains 1 Collapse point"), ("consequence", "A failure consequence"))),
-    Setting("surprise", "Surprise in round 1", "none",
-            choices=(("none", "Nobody is surprised"), ("enemies", "Enemies catch all PCs unaware"),
-                     ("pcs", "PCs catch all enemies unaware"))),
+    Setting(
+        "failure_default",
+        "One-tap choice after a failed roll",
+        "collapse",
+        choices=(("collapse", "GM gains 1 Collapse point"), ("consequence", "A failure consequence")),
+    ),
+    Setting(
+        "surprise",
+        "Surprise in round 1",
+        "none",
+        choices=(
+            ("none", "Nobody is surprised"),
+            ("enemies", "Enemies catch all PCs unaware"),
+            ("pcs", "PCs catch all enemies unaware"),
+        ),
+    ),
 )
 
 
@@ -34,21 +49,31 @@ def initial_state(fighters: tuple[Fighter, ...], livability: int, settings: dict
     return State(fighters=capped, livability=livability, surprise=surprise, phase=phase, settings=dict(settings))
 
 
-def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats: dict[str, Any],
-                       aware_of: tuple[str, ...]) -> Fighter:
+def fighter_from_sheet(
+    key: str, name: str, side: str, owner: int | None, stats: dict[str, Any], aware_of: tuple[str, ...]
+) -> Fighter:
     """A combatant built from a character sheet (see burn_bryte.stats)."""
     conditions = Conditions(
-        neg_minor=stats.get("neg_minor", ""), neg_moderate=stats.get("neg_moderate", ""),
-        neg_significant=bool(stats.get("neg_significant")), pos_minor=stats.get("pos_minor", ""),
-        pos_moderate=stats.get("pos_moderate", ""), pos_significant=bool(stats.get("pos_significant")),
+        neg_minor=stats.get("neg_minor", ""),
+        neg_moderate=stats.get("neg_moderate", ""),
+        neg_significant=bool(stats.get("neg_significant")),
+        pos_minor=stats.get("pos_minor", ""),
+        pos_moderate=stats.get("pos_moderate", ""),
+        pos_significant=bool(stats.get("pos_significant")),
     )
     return Fighter(
-        id=key, name=name, side=side, owner=owner,
+        id=key,
+        name=name,
+        side=side,
+        owner=owner,
         skills={skill: int(stats.get(skill_key(skill), 4)) for skill in SKILLS},
-        health=int(stats.get("health", 3)), health_max=int(stats.get("health_max", 3)),
-        speed=int(stats.get("speed", 5)), nova_points=int(stats.get("nova_points", 0)),
+        health=int(stats.get("health", 3)),
+        health_max=int(stats.get("health_max", 3)),
+        speed=int(stats.get("speed", 5)),
+        nova_points=int(stats.get("nova_points", 0)),
         nova_boxes=tuple(size for size in DIE_SIZES if stats.get(nova_box_key(size))),
-        conditions=conditions, aware_of=aware_of,
+        conditions=conditions,
+        aware_of=aware_of,
     )
 
 
@@ -61,18 +86,22 @@ def write_back(state: State) -> dict[str, dict[str, Any]]:
     for f in state.pcs():
         c = f.conditions
         out[f.id] = {
-            "health": f.health, "nova_points": f.nova_points,
+            "health": f.health,
+            "nova_points": f.nova_points,
             **{nova_box_key(size): size in f.nova_boxes for size in DIE_SIZES},
             # A condition gained at 0 Health Levels and not yet named by the GM stays held ("?").
-            "neg_minor": c.neg_minor, "neg_moderate": c.neg_moderate,
-            "neg_significant": c.neg_significant, "pos_minor": c.pos_minor, "pos_moderate": c.pos_moderate,
+            "neg_minor": c.neg_minor,
+            "neg_moderate": c.neg_moderate,
+            "neg_significant": c.neg_significant,
+            "pos_minor": c.pos_minor,
+            "pos_moderate": c.pos_moderate,
             "pos_significant": c.pos_significant,
         }
     return out
 
 
 def outcome(state: State) -> str:
-    """"Victory" when every enemy is at 0 Health Levels, "Defeat" when every PC is; otherwise ""."""
+    """ "Victory" when every enemy is at 0 Health Levels, "Defeat" when every PC is; otherwise ""."""
     if state.enemies() and all(f.down for f in state.enemies()):
         return "Victory"
     if state.pcs() and all(f.down for f in state.pcs()):

@@ -91,6 +91,7 @@ def decide(state: State, command: Command, dice: Dice) -> list[Event]:
 
 # --- what follows by itself, and whose turn is next ----------------------------------------------------------
 
+
 def _follow_up(state: State, events: list[Event]) -> list[Event]:
     """What follows by itself: the turn ends when nothing is left; Churn thresholds are announced."""
     after = simulate(state, events)
@@ -136,7 +137,7 @@ def next_turn(state: State) -> TurnStarted | None:
     else:
         current = state.turn or state.last_turn
         position = state.order.index(current) if current in state.order else -1
-        rest = [(fid, state.round) for fid in state.order[position + 1:]]
+        rest = [(fid, state.round) for fid in state.order[position + 1 :]]
         wrapped = [(fid, state.round + 1) for fid in order_for_round(state)]
         candidates = rest + wrapped
     for fid, rnd in candidates:
@@ -146,6 +147,7 @@ def next_turn(state: State) -> TurnStarted | None:
 
 
 # --- initiative and turns --------------------------------------------------------------------------------------
+
 
 def _roll_initiative(state: State, c: RollInitiative, dice: Dice) -> list[Event]:
     require(not state.initiative_rolled, "Initiative has already been rolled for this encounter.")
@@ -161,8 +163,10 @@ def _break_tie(state: State, c: BreakTie, dice: Dice) -> list[Event]:
     require(not state.begun, "Initiative ties are settled before the first turn.")
     a, b = state.fighter(c.first), state.fighter(c.second)
     require(a.id != b.id, "Choose two different combatants.")
-    require((a.initiative, a.drama) == (b.initiative, b.drama),
-            f"{a.name} and {b.name} are not tied on both initiative and the Drama Die.")
+    require(
+        (a.initiative, a.drama) == (b.initiative, b.drama),
+        f"{a.name} and {b.name} are not tied on both initiative and the Drama Die.",
+    )
     return [TieBroken(first=a.id, second=b.id)]
 
 
@@ -191,6 +195,7 @@ def _end_turn(state: State, c: EndTurn, dice: Dice) -> list[Event]:
 
 # --- the GM's tools, Churn and the end -------------------------------------------------------------------------
 
+
 def _add_stunt(state: State, c: AddStunt, dice: Dice) -> list[Event]:
     name = note(c.stunt, 40)
     key = slug(name)
@@ -204,8 +209,10 @@ def _add_stunt(state: State, c: AddStunt, dice: Dice) -> list[Event]:
 def _set_condition(state: State, c: SetCondition, dice: Dice) -> list[Event]:
     f = state.fighter(c.target)
     require(c.condition in CONDITIONS, f"Choose one of the conditions: {', '.join(CONDITIONS)}.")
-    require((c.condition in f.conditions) != c.on,
-            f"{f.name} {'already has' if c.on else 'does not have'} the {c.condition} condition.")
+    require(
+        (c.condition in f.conditions) != c.on,
+        f"{f.name} {'already has' if c.on else 'does not have'} the {c.condition} condition.",
+    )
     return [ConditionSet(target=f.id, condition=c.condition, on=c.on)]
 
 
@@ -229,8 +236,9 @@ def _churn_jam(state: State, c: ChurnJam, dice: Dice) -> list[Event]:
     cost = int(state.settings.get("churn_jam_cost", 1))
     mine = [t for t in state.tests if t.fighter == f.id]
     last = mine[-1] if mine else None
-    if last is None or not (last.kind in ("attack", "stunt_attack") and not last.success
-                            and book.WEAPONS[last.weapon].gun):
+    if last is None or not (
+        last.kind in ("attack", "stunt_attack") and not last.success and book.WEAPONS[last.weapon].gun
+    ):
         raise RuleError(f"{f.name}'s last attack this turn was not a missed firearm attack.")
     require(last.weapon not in f.jammed, f"{f.name}'s {book.WEAPONS[last.weapon].label.lower()} is already jammed.")
     require(state.churn >= cost, f"Jamming costs {plural(cost, 'Churn point')} and the pool has {state.churn}.")
@@ -253,15 +261,39 @@ def _breathers(state: State, c: Breathers, dice: Dice) -> list[Event]:
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
-    RollInitiative: _roll_initiative, BreakTie: _break_tie, NextTurn: _next_turn_command, EndTurn: _end_turn,
-    Attack: attacks.attack, ThrowGrenade: attacks.throw_grenade, Blast: attacks.blast,
-    AbilityTest: attacks.ability_test, ChangeDie: attacks.change_die, SpendStunt: attacks.spend_stunt,
-    Defend: actions.defend, Run: actions.run, Move: actions.move, Activate: actions.activate, Aim: actions.aim,
-    GuardUp: actions.guard_up, Prepare: actions.prepare, PressTheAttack: actions.press_the_attack,
-    Ready: actions.ready, StandFirm: actions.stand_firm, ClearJam: actions.clear_jam, Interrupt: actions.interrupt,
-    InterruptSelf: actions.interrupt_self, Pursue: actions.pursue,
-    SpendFortune: damage.spend_fortune, AcceptCondition: damage.accept_condition, RollOver: damage.roll_over,
+    RollInitiative: _roll_initiative,
+    BreakTie: _break_tie,
+    NextTurn: _next_turn_command,
+    EndTurn: _end_turn,
+    Attack: attacks.attack,
+    ThrowGrenade: attacks.throw_grenade,
+    Blast: attacks.blast,
+    AbilityTest: attacks.ability_test,
+    ChangeDie: attacks.change_die,
+    SpendStunt: attacks.spend_stunt,
+    Defend: actions.defend,
+    Run: actions.run,
+    Move: actions.move,
+    Activate: actions.activate,
+    Aim: actions.aim,
+    GuardUp: actions.guard_up,
+    Prepare: actions.prepare,
+    PressTheAttack: actions.press_the_attack,
+    Ready: actions.ready,
+    StandFirm: actions.stand_firm,
+    ClearJam: actions.clear_jam,
+    Interrupt: actions.interrupt,
+    InterruptSelf: actions.interrupt_self,
+    Pursue: actions.pursue,
+    SpendFortune: damage.spend_fortune,
+    AcceptCondition: damage.accept_condition,
+    RollOver: damage.roll_over,
     ApproveRollOver: damage.approve_roll_over,
-    AddStunt: _add_stunt, SetCondition: _set_condition, AdjustFortune: _adjust_fortune, SetCover: _set_cover,
-    ChurnJam: _churn_jam, AdjustChurn: _adjust_churn, Breathers: _breathers,
+    AddStunt: _add_stunt,
+    SetCondition: _set_condition,
+    AdjustFortune: _adjust_fortune,
+    SetCover: _set_cover,
+    ChurnJam: _churn_jam,
+    AdjustChurn: _adjust_churn,
+    Breathers: _breathers,
 }

@@ -72,11 +72,18 @@ def move(state: State, c: Move, dice: Dice) -> list[Event]:
     full = speed(state, f)
     extras = sum((c.stand_up, c.drop_prone, c.vehicle))
     left = full - extras * (full // 2)
-    require(0 <= c.metres <= left,
-            f"{f.name} can move {left} m" + (" after the rest of this move." if extras else "."))
+    require(0 <= c.metres <= left, f"{f.name} can move {left} m" + (" after the rest of this move." if extras else "."))
     require(0 <= c.cover <= book.TOTAL_COVER, "Cover is rated 0 to 3, or 4 for total cover.")
-    return [Moved(fighter=f.id, metres=c.metres, stand_up=c.stand_up, drop_prone=c.drop_prone, vehicle=c.vehicle,
-                  cover=c.cover)]
+    return [
+        Moved(
+            fighter=f.id,
+            metres=c.metres,
+            stand_up=c.stand_up,
+            drop_prone=c.drop_prone,
+            vehicle=c.vehicle,
+            cover=c.cover,
+        )
+    ]
 
 
 def activate(state: State, c: Activate, dice: Dice) -> list[Event]:
@@ -105,8 +112,10 @@ def prepare(state: State, c: Prepare, dice: Dice) -> list[Event]:
     f = acting(state, c.actor)
     action_slot(state, f, "prepare")
     require(c.action in book.PREPARABLE, "Prepare one of the major actions.")
-    require(not state.turn_actions,
-            f"Prepare postpones {f.name}'s major action, so it needs both of this turn's actions free.")
+    require(
+        not state.turn_actions,
+        f"Prepare postpones {f.name}'s major action, so it needs both of this turn's actions free.",
+    )
     return [Prepared(fighter=f.id, action=c.action)]
 
 
@@ -114,8 +123,9 @@ def press_the_attack(state: State, c: PressTheAttack, dice: Dice) -> list[Event]
     f = acting(state, c.actor)
     action_slot(state, f, "press_the_attack")
     target = state.fighter(c.target)
-    struck = any(t.fighter == f.id and t.target == target.id and t.action in book.MELEE_FAMILY and t.success
-                 for t in state.tests)
+    struck = any(
+        t.fighter == f.id and t.target == target.id and t.action in book.MELEE_FAMILY and t.success for t in state.tests
+    )
     require(struck, f"{f.name} can press the attack only after striking {target.name} with a melee attack this turn.")
     return [Pressed(fighter=f.id, target=target.id)]
 
@@ -167,8 +177,10 @@ def interrupt(state: State, c: Interrupt, dice: Dice) -> list[Event]:
 
 
 def interrupt_self(state: State, c: InterruptSelf, dice: Dice) -> list[Event]:
-    require(state.settings.get("prepare_interrupt") == "player",
-            "The GM calls interrupts in this encounter: ask the GM to tap 'interrupt now'.")
+    require(
+        state.settings.get("prepare_interrupt") == "player",
+        "The GM calls interrupts in this encounter: ask the GM to tap 'interrupt now'.",
+    )
     f = state.fighter(c.actor)
     _interrupt_checks(state, f)
     return [Interrupted(fighter=f.id, by="self")]

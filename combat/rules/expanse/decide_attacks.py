@@ -40,13 +40,16 @@ from combat.rules.expanse.stats import ABILITIES
 
 def attack(state: State, c: Attack, dice: Dice) -> list[Event]:
     f = acting(state, c.actor)
-    require(c.action in book.ATTACK_ACTIONS,
-            "Choose All-Out Attack, Charge, Melee Attack, Ranged Attack or Stunt Attack.")
+    require(
+        c.action in book.ATTACK_ACTIONS, "Choose All-Out Attack, Charge, Melee Attack, Ranged Attack or Stunt Attack."
+    )
     weapon = found(book.WEAPONS.get(c.weapon), "Choose one of the weapon types.")
     require(c.weapon != "grenade", "Throw grenades with the grenade action.")
     if c.free:
-        require(c.action in ("melee_attack", "ranged_attack", "stunt_attack"),
-                "A stunt's extra attack is a melee, ranged or stunt attack.")
+        require(
+            c.action in ("melee_attack", "ranged_attack", "stunt_attack"),
+            "A stunt's extra attack is a melee, ranged or stunt attack.",
+        )
         free_attack(state, f, c.target)
         slot = "free"
     else:
@@ -55,10 +58,13 @@ def attack(state: State, c: Attack, dice: Dice) -> list[Event]:
     if c.action in book.MELEE_FAMILY:
         require(weapon.kind == "melee", f"{label} is made in close combat, not with a {weapon.label.lower()}.")
     elif c.action == "ranged_attack":
-        require(weapon.kind != "melee",
-                f"A ranged attack needs a ranged or thrown weapon, not a {weapon.label.lower()}.")
-    require(c.weapon not in f.jammed,
-            f"{f.name}'s {weapon.label.lower()} is jammed or out of ammunition; a minor action fixes it.")
+        require(
+            weapon.kind != "melee", f"A ranged attack needs a ranged or thrown weapon, not a {weapon.label.lower()}."
+        )
+    require(
+        c.weapon not in f.jammed,
+        f"{f.name}'s {weapon.label.lower()} is jammed or out of ammunition; a minor action fixes it.",
+    )
     moved = 0
     if c.action == "charge":
         require(not f.prone, f"{f.name} is prone and must stand up with a Move first.")
@@ -88,15 +94,19 @@ def attack(state: State, c: Attack, dice: Dice) -> list[Event]:
     modifier, focus = test_bonus(state, f, weapon.test_ability, chosen_focuses(c.focus, weapon.focuses))
     if ranged:
         short, longest = weapon_range(state, f, weapon)
-        require(c.distance <= longest, f"{target.name if target else 'The object'} is out of range: "
-                                       f"the {weapon.label.lower()} reaches {longest} m.")
+        require(
+            c.distance <= longest,
+            f"{target.name if target else 'The object'} is out of range: "
+            f"the {weapon.label.lower()} reaches {longest} m.",
+        )
         if c.distance > short:
             modifier -= int(state.settings.get("long_range_penalty", 2))
         require(f.cover < book.TOTAL_COVER, f"{f.name} is in total cover and cannot make ranged attacks.")
         modifier += book.COVER.get(f.cover, (0, 0))[1]
         if target:
-            require(target.cover < book.TOTAL_COVER,
-                    f"{target.name} is in total cover and cannot be attacked at range.")
+            require(
+                target.cover < book.TOTAL_COVER, f"{target.name} is in total cover and cannot be attacked at range."
+            )
     else:
         require(c.distance <= book.MELEE_REACH, f"Close combat reaches an enemy within {book.MELEE_REACH} m.")
     if f.aim:
@@ -119,10 +129,26 @@ def attack(state: State, c: Attack, dice: Dice) -> list[Event]:
     if c.action == "all_out_attack":
         bonus += book.ALL_OUT_DAMAGE
     test = TestRecord(
-        id=state.next_id, fighter=f.id, kind=kind, action=c.action, ability=weapon.test_ability, focus=focus,
-        faces=faces, modifier=modifier, tn=tn, target=target.id if target else "", object_size=c.object_size,
-        weapon=c.weapon, damage_sides=sides, damage_dice=count, damage_bonus=bonus, weak=c.weak,
-        stunning=c.stunning, fragile=c.fragile, ranged=ranged, entered=entered,
+        id=state.next_id,
+        fighter=f.id,
+        kind=kind,
+        action=c.action,
+        ability=weapon.test_ability,
+        focus=focus,
+        faces=faces,
+        modifier=modifier,
+        tn=tn,
+        target=target.id if target else "",
+        object_size=c.object_size,
+        weapon=c.weapon,
+        damage_sides=sides,
+        damage_dice=count,
+        damage_bonus=bonus,
+        weak=c.weak,
+        stunning=c.stunning,
+        fragile=c.fragile,
+        ranged=ranged,
+        entered=entered,
     )
     if test.success and test.damaging:
         damage, typed = damage_roll(c.damage_entered, count, sides, dice)
@@ -145,10 +171,23 @@ def throw_grenade(state: State, c: ThrowGrenade, dice: Dice) -> list[Event]:
     modifier += book.COVER.get(f.cover, (0, 0))[1] + (book.AIM_BONUS if f.aim else 0) + c.modifier
     check_damage_entry(state, c.damage_entered, weapon.dice, weapon.sides)
     faces, entered = test_faces(state, c.entered, dice)
-    test = TestRecord(id=state.next_id, fighter=f.id, kind="grenade", action="ranged_attack", ability="Accuracy",
-                      focus=focus, faces=faces, modifier=modifier, tn=book.GRENADE_TN, targets=targets,
-                      weapon="grenade", damage_sides=weapon.sides, damage_dice=weapon.dice, ranged=True,
-                      entered=entered)
+    test = TestRecord(
+        id=state.next_id,
+        fighter=f.id,
+        kind="grenade",
+        action="ranged_attack",
+        ability="Accuracy",
+        focus=focus,
+        faces=faces,
+        modifier=modifier,
+        tn=book.GRENADE_TN,
+        targets=targets,
+        weapon="grenade",
+        damage_sides=weapon.sides,
+        damage_dice=weapon.dice,
+        ranged=True,
+        entered=entered,
+    )
     if test.success:
         if targets:
             damage, typed = damage_roll(c.damage_entered, weapon.dice, weapon.sides, dice)
@@ -175,9 +214,20 @@ def ability_test(state: State, c: AbilityTest, dice: Dice) -> list[Event]:
     slot = "none" if c.action == "free" else action_slot(state, f, action)
     modifier, focus = test_bonus(state, f, c.ability, chosen_focuses(c.focus, ()))
     faces, entered = test_faces(state, c.entered, dice)
-    test = TestRecord(id=state.next_id, fighter=f.id, kind="test", action=action, ability=c.ability, focus=focus,
-                      faces=faces, modifier=modifier, tn=c.tn, resist=c.resist, note=note(c.note, 80),
-                      entered=entered)
+    test = TestRecord(
+        id=state.next_id,
+        fighter=f.id,
+        kind="test",
+        action=action,
+        ability=c.ability,
+        focus=focus,
+        faces=faces,
+        modifier=modifier,
+        tn=c.tn,
+        resist=c.resist,
+        note=note(c.note, 80),
+        entered=entered,
+    )
     return [Tested(test=test, slot=slot)]
 
 
@@ -201,8 +251,11 @@ def change_die(state: State, c: ChangeDie, dice: Dice) -> list[Event]:
         damage_faces = dice.roll(new.damage_dice, new.damage_sides)
     if new.kind == "grenade" and not new.success and not test.scatter:
         scatter = dice.roll(1, book.GRENADE_SCATTER_SIDES)[0]
-    return [DieChanged(fighter=f.id, test=test.id, die=c.die, face=c.face, cost=cost, damage_faces=damage_faces,
-                       scatter=scatter)]
+    return [
+        DieChanged(
+            fighter=f.id, test=test.id, die=c.die, face=c.face, cost=cost, damage_faces=damage_faces, scatter=scatter
+        )
+    ]
 
 
 def spend_stunt(state: State, c: SpendStunt, dice: Dice) -> list[Event]:
@@ -239,8 +292,9 @@ def spend_stunt(state: State, c: SpendStunt, dice: Dice) -> list[Event]:
         hit = found(hit, f"{stunt.name} needs an attack that did damage.")
         require(hit.fresh, f"{foe.name} has already taken that damage.")
         if effect == "injure":
-            require(2 * foe.fortune <= foe.fortune_max,
-                    f"Injure needs {foe.name} to have lost half their Fortune or more.")
+            require(
+                2 * foe.fortune <= foe.fortune_max, f"Injure needs {foe.name} to have lost half their Fortune or more."
+            )
             require(hit.damage > hit.soaked, f"Injure needs the damage to beat {foe.name}'s Toughness.")
             require("Injured" not in foe.conditions, f"{foe.name} is already injured.")
         else:
@@ -253,8 +307,23 @@ def spend_stunt(state: State, c: SpendStunt, dice: Dice) -> list[Event]:
             a_bonus, _ = test_bonus(state, f, "Strength", ("Might",))
             d_ability = firm[0].other
             d_bonus, _ = test_bonus(state, foe, d_ability, ("Might",) if d_ability == "Strength" else ("Acrobatics",))
-            opposed = Opposed(attacker_faces=dice.roll(3, 6), attacker_bonus=a_bonus,
-                              defender_faces=dice.roll(3, 6), defender_bonus=d_bonus, defender_ability=d_ability)
-    return [StuntSpent(fighter=f.id, stunt=stunt.key, points=points, target=target.id if target else "",
-                       ally=ally.id if ally else "", moves=c.moves if effect == "skirmish" else "",
-                       hit=hit.id if hit else 0, note=note(c.note), opposed=opposed)]
+            opposed = Opposed(
+                attacker_faces=dice.roll(3, 6),
+                attacker_bonus=a_bonus,
+                defender_faces=dice.roll(3, 6),
+                defender_bonus=d_bonus,
+                defender_ability=d_ability,
+            )
+    return [
+        StuntSpent(
+            fighter=f.id,
+            stunt=stunt.key,
+            points=points,
+            target=target.id if target else "",
+            ally=ally.id if ally else "",
+            moves=c.moves if effect == "skirmish" else "",
+            hit=hit.id if hit else 0,
+            note=note(c.note),
+            opposed=opposed,
+        )
+    ]

@@ -38,8 +38,10 @@ def check_damage_entry(state: State, entered: tuple[int, ...], count: int, sides
     if not entered:
         return
     require(bool(state.settings.get("entered_dice")), "The GM has the server roll the dice in this encounter.")
-    require(len(entered) == count,
-            f"The damage is {count}d{sides}: enter {count} {'die' if count == 1 else 'dice'} or none.")
+    require(
+        len(entered) == count,
+        f"The damage is {count}d{sides}: enter {count} {'die' if count == 1 else 'dice'} or none.",
+    )
     require(all(1 <= face <= sides for face in entered), f"Each damage die shows a face from 1 to {sides}.")
 
 
@@ -75,8 +77,10 @@ def action_slot(state: State, f: Fighter, action: str) -> str:
         require(False, f"{state.fighter(state.interrupt).name} is interrupting with a prepared action; wait for it.")
     require(len(state.turn_actions) < 2, f"{f.name} has already taken two actions this turn.")
     if action in book.MAJOR_ACTIONS:
-        require(state.majors_taken == 0,
-                f"{f.name} has already taken a major action this turn, so {label} cannot follow; only a minor can.")
+        require(
+            state.majors_taken == 0,
+            f"{f.name} has already taken a major action this turn, so {label} cannot follow; only a minor can.",
+        )
     return "turn"
 
 

@@ -67,6 +67,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
 
 # --- words ------------------------------------------------------------------------------------------------------
 
+
 def _dice_text(faces: tuple[int, ...], modifier: int) -> str:
     sign = "+" if modifier >= 0 else "-"
     return f"{faces[0]}, {faces[1]} and Drama Die {faces[2]} {sign} {abs(modifier)} = {sum(faces) + modifier}"
@@ -97,6 +98,7 @@ def _interrupting(slot: str) -> str:
 
 
 # --- initiative and turns ---------------------------------------------------------------------------------------
+
 
 def _initiative_rolled(state: State, event: InitiativeRolled, sight: Sight) -> str:
     after = evolve(state, event)
@@ -147,6 +149,7 @@ def _interrupted(state: State, event: Interrupted, sight: Sight) -> str:
 
 # --- tests and their dice ---------------------------------------------------------------------------------------
 
+
 def _verdict(state: State, t: TestRecord, sight: Sight) -> str:
     """How a test came out: hit or miss, damage, stunt points, jams and breaks."""
     sp = f"{plural(t.sp, 'stunt point')}"
@@ -154,8 +157,10 @@ def _verdict(state: State, t: TestRecord, sight: Sight) -> str:
         if t.success:
             if not t.targets:
                 return "it lands on target and catches nobody"
-            return (f"it lands on target, catching {_names([sight.name(x) for x in t.targets])} "
-                    f"for {t.damage} damage" + (f", and doubles earn {sp}" if t.sp else ""))
+            return (
+                f"it lands on target, catching {_names([sight.name(x) for x in t.targets])} "
+                f"for {t.damage} damage" + (f", and doubles earn {sp}" if t.sp else "")
+            )
         return f"it misses and lands {t.scatter} m off in a direction of the GM's choosing"
     if t.kind == "test":
         if not t.success:
@@ -194,8 +199,10 @@ def _tested(state: State, event: Tested, sight: Sight) -> str:
         focus = f" ({t.focus})" if t.focus else ""
         what = f" to {t.note}" if t.note else ""
         resist = " resistance" if t.resist else ""
-        return (f"{lead}{actor} makes {_article(t.ability)}{focus}{resist} test{what}: {roll} against TN {t.tn}, "
-                f"{_verdict(state, t, sight)}")
+        return (
+            f"{lead}{actor} makes {_article(t.ability)}{focus}{resist} test{what}: {roll} against TN {t.tn}, "
+            f"{_verdict(state, t, sight)}"
+        )
     weapon = book.WEAPONS[t.weapon].label.lower()
     action = book.MAJOR_ACTIONS[t.action]
     if t.object_size:
@@ -205,26 +212,36 @@ def _tested(state: State, event: Tested, sight: Sight) -> str:
         against = sight.name(t.target)
         tn = "" if sight.secret(t.target) else f" against Defense {t.tn}"
     moved = f" after moving {event.metres} m" if event.metres else ""
-    return (f"{lead}{actor} makes {_article(action)}{moved} with {_article(weapon)} at {against}: {roll}{tn}, "
-            f"{_verdict(state, t, sight)}")
+    return (
+        f"{lead}{actor} makes {_article(action)}{moved} with {_article(weapon)} at {against}: {roll}{tn}, "
+        f"{_verdict(state, t, sight)}"
+    )
 
 
 def _blasted(state: State, event: Blasted, sight: Sight) -> str:
     where = f" {event.direction}" if event.direction else ""
     if not event.targets:
         return f"{sight.name(event.thrower)}'s scattered grenade goes off{where} and catches nobody"
-    return (f"{sight.name(event.thrower)}'s scattered grenade goes off{where}, catching "
-            f"{_names([sight.name(t) for t in event.targets])} for {sum(event.faces)} damage")
+    return (
+        f"{sight.name(event.thrower)}'s scattered grenade goes off{where}, catching "
+        f"{_names([sight.name(t) for t in event.targets])} for {sum(event.faces)} damage"
+    )
 
 
 def _die_changed(state: State, event: DieChanged, sight: Sight) -> str:
     old = known(state.test(event.test), "The test")
     which = "the Drama Die" if event.die == 2 else f"die {event.die + 1}"
-    new = replace(old, faces=tuple(event.face if i == event.die else x for i, x in enumerate(old.faces)),
-                  damage_faces=event.damage_faces or old.damage_faces, scatter=event.scatter or old.scatter)
+    new = replace(
+        old,
+        faces=tuple(event.face if i == event.die else x for i, x in enumerate(old.faces)),
+        damage_faces=event.damage_faces or old.damage_faces,
+        scatter=event.scatter or old.scatter,
+    )
     cost = "Fortune" if sight.secret(event.fighter) else f"{event.cost} Fortune"
-    return (f"{sight.name(event.fighter)} spends {cost} to turn {which} from {old.faces[event.die]} to "
-            f"{event.face}: {_dice_text(new.faces, new.modifier)}, {_verdict(state, new, sight)}")
+    return (
+        f"{sight.name(event.fighter)} spends {cost} to turn {which} from {old.faces[event.die]} to "
+        f"{event.face}: {_dice_text(new.faces, new.modifier)}, {_verdict(state, new, sight)}"
+    )
 
 
 def _stunt_spent(state: State, e: StuntSpent, sight: Sight) -> str:
@@ -234,8 +251,11 @@ def _stunt_spent(state: State, e: StuntSpent, sight: Sight) -> str:
     actor, target, ally = sight.name(e.fighter), sight.name(e.target), sight.name(e.ally)
     effect = stunt.effect if stunt else ""
     clause = {
-        "fortune": (", regaining Fortune" if sight.secret(e.fighter)
-                    else f", regaining {min(p, f.fortune_max - f.fortune)} Fortune"),
+        "fortune": (
+            ", regaining Fortune"
+            if sight.secret(e.fighter)
+            else f", regaining {min(p, f.fortune_max - f.fortune)} Fortune"
+        ),
         "initiative": f", +{book.MOMENTUM_PER_SP * p} initiative from the next round",
         "defense": f", +{p} Defense until the start of their next turn",
         "cover": f", taking {book.COVER_LABELS[min(3, p)]}",
@@ -263,9 +283,12 @@ def _stunt_spent(state: State, e: StuntSpent, sight: Sight) -> str:
 
 # --- actions ----------------------------------------------------------------------------------------------------
 
+
 def _defended(state: State, event: Defended, sight: Sight) -> str:
-    return (f"{_interrupting(event.slot)}{sight.name(event.fighter)} defends: +{book.DEFEND_BONUS} Defense until "
-            "the start of their next turn")
+    return (
+        f"{_interrupting(event.slot)}{sight.name(event.fighter)} defends: +{book.DEFEND_BONUS} Defense until "
+        "the start of their next turn"
+    )
 
 
 def _ran(state: State, event: Ran, sight: Sight) -> str:
@@ -274,8 +297,15 @@ def _ran(state: State, event: Ran, sight: Sight) -> str:
 
 
 def _moved(state: State, event: Moved, sight: Sight) -> str:
-    extras = [x for x, on in (("stands up", event.stand_up), ("drops prone", event.drop_prone),
-                              ("gets in or out of a vehicle", event.vehicle)) if on]
+    extras = [
+        x
+        for x, on in (
+            ("stands up", event.stand_up),
+            ("drops prone", event.drop_prone),
+            ("gets in or out of a vehicle", event.vehicle),
+        )
+        if on
+    ]
     cover = f" into {book.COVER_LABELS[event.cover]}" if event.cover else ""
     extra = f" and {_names(extras)}" if extras else ""
     return f"{sight.name(event.fighter)} moves {event.metres} m{cover}{extra}"
@@ -290,8 +320,10 @@ def _aimed(state: State, event: Aimed, sight: Sight) -> str:
 
 
 def _guarded_up(state: State, event: GuardedUp, sight: Sight) -> str:
-    return (f"{sight.name(event.fighter)} guards up: +{event.bonus} Defense and -{event.bonus} on every test until "
-            "the end of the round")
+    return (
+        f"{sight.name(event.fighter)} guards up: +{event.bonus} Defense and -{event.bonus} on every test until "
+        "the end of the round"
+    )
 
 
 def _prepared(state: State, event: Prepared, sight: Sight) -> str:
@@ -300,13 +332,18 @@ def _prepared(state: State, event: Prepared, sight: Sight) -> str:
 
 
 def _pressed(state: State, event: Pressed, sight: Sight) -> str:
-    return (f"{sight.name(event.fighter)} presses the attack on {sight.name(event.target)}: if they move away, "
-            f"{sight.name(event.fighter)} may follow at once")
+    return (
+        f"{sight.name(event.fighter)} presses the attack on {sight.name(event.target)}: if they move away, "
+        f"{sight.name(event.fighter)} may follow at once"
+    )
 
 
 def _readied(state: State, event: Readied, sight: Sight) -> str:
-    item = book.WEAPONS[event.item].label.lower() if event.item in book.WEAPONS else (
-        book.SHIELDS[event.item][0].lower() if event.item in book.SHIELDS else event.item)
+    item = (
+        book.WEAPONS[event.item].label.lower()
+        if event.item in book.WEAPONS
+        else (book.SHIELDS[event.item][0].lower() if event.item in book.SHIELDS else event.item)
+    )
     stow = f", putting away {event.stow}" if event.stow else ""
     return f"{sight.name(event.fighter)} readies {item or 'nothing new'}{stow}"
 
@@ -327,9 +364,12 @@ def _pursued(state: State, event: Pursued, sight: Sight) -> str:
 
 # --- damage: Fortune, conditions, taken out ---------------------------------------------------------------------
 
+
 def _guard_transferred(state: State, event: GuardTransferred, sight: Sight) -> str:
-    return (f"{sight.name(event.guardian)} takes {event.points} of the damage meant for {sight.name(event.ally)} "
-            "(Guardian Angel)")
+    return (
+        f"{sight.name(event.guardian)} takes {event.points} of the damage meant for {sight.name(event.ally)} "
+        "(Guardian Angel)"
+    )
 
 
 def _fortune_spent(state: State, event: FortuneSpent, sight: Sight) -> str:
@@ -350,8 +390,10 @@ def _condition_taken(state: State, event: ConditionTaken, sight: Sight) -> str:
     hit = state.hit(event.hit)
     left = max(0, hit.remaining - event.roll) if hit else 0
     rest = "" if sight.secret(event.fighter) else ("; nothing remains" if left == 0 else f"; {left} damage remains")
-    return (f"{sight.name(event.fighter)} takes the {event.condition} condition, which absorbs {event.roll} damage "
-            f"(1d6){rest}")
+    return (
+        f"{sight.name(event.fighter)} takes the {event.condition} condition, which absorbs {event.roll} damage "
+        f"(1d6){rest}"
+    )
 
 
 def _taken_out(state: State, event: TakenOut, sight: Sight) -> str:
@@ -360,18 +402,20 @@ def _taken_out(state: State, event: TakenOut, sight: Sight) -> str:
 
 
 def _roll_over_asked(state: State, event: RollOverAsked, sight: Sight) -> str:
-    return (f"{sight.name(event.fighter)} asks to roll over and bow out with the {event.condition} condition; "
-            "the GM decides")
+    return (
+        f"{sight.name(event.fighter)} asks to roll over and bow out with the {event.condition} condition; "
+        "the GM decides"
+    )
 
 
 def _rolled_over(state: State, event: RolledOver, sight: Sight) -> str:
     if not event.approved:
         return f"The GM does not let {sight.name(event.fighter)} roll over"
-    return (f"{sight.name(event.fighter)} rolls over and bows out of the encounter with the {event.condition} "
-            "condition")
+    return f"{sight.name(event.fighter)} rolls over and bows out of the encounter with the {event.condition} condition"
 
 
 # --- the GM's tools, Churn and the end --------------------------------------------------------------------------
+
 
 def _stunt_added(state: State, event: StuntAdded, sight: Sight) -> str:
     s = known(event.stunt, "The stunt")
@@ -417,22 +461,49 @@ def _churn_reached(state: State, event: ChurnReached, sight: Sight) -> str | Non
 
 
 def _breathers_taken(state: State, event: BreathersTaken, sight: Sight) -> str:
-    parts = [f"{sight.name(r.fighter)} regains {r.gain} Fortune (1d6 shows {r.face})" for r in event.rolls
-             if not sight.secret(r.fighter)]
+    parts = [
+        f"{sight.name(r.fighter)} regains {r.gain} Fortune (1d6 shows {r.face})"
+        for r in event.rolls
+        if not sight.secret(r.fighter)
+    ]
     rest = f": {_names(parts)}" if parts else ""
     return f"Breathers end the encounter{rest}"
 
 
 DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
-    InitiativeRolled: _initiative_rolled, TieBroken: _tie_broken, TurnStarted: _turn_started, TurnEnded: _turn_ended,
+    InitiativeRolled: _initiative_rolled,
+    TieBroken: _tie_broken,
+    TurnStarted: _turn_started,
+    TurnEnded: _turn_ended,
     Interrupted: _interrupted,
-    Tested: _tested, Blasted: _blasted, DieChanged: _die_changed, StuntSpent: _stunt_spent,
-    Defended: _defended, Ran: _ran, Moved: _moved, Activated: _activated, Aimed: _aimed, GuardedUp: _guarded_up,
-    Prepared: _prepared, Pressed: _pressed, Readied: _readied, StoodFirm: _stood_firm, JamCleared: _jam_cleared,
+    Tested: _tested,
+    Blasted: _blasted,
+    DieChanged: _die_changed,
+    StuntSpent: _stunt_spent,
+    Defended: _defended,
+    Ran: _ran,
+    Moved: _moved,
+    Activated: _activated,
+    Aimed: _aimed,
+    GuardedUp: _guarded_up,
+    Prepared: _prepared,
+    Pressed: _pressed,
+    Readied: _readied,
+    StoodFirm: _stood_firm,
+    JamCleared: _jam_cleared,
     Pursued: _pursued,
-    GuardTransferred: _guard_transferred, FortuneSpent: _fortune_spent, ConditionTaken: _condition_taken,
-    TakenOut: _taken_out, RollOverAsked: _roll_over_asked, RolledOver: _rolled_over,
-    StuntAdded: _stunt_added, ConditionSet: _condition_set, FortuneAdjusted: _fortune_adjusted, CoverSet: _cover_set,
-    ChurnJammed: _churn_jammed, ChurnAdjusted: _churn_adjusted, ChurnReached: _churn_reached,
+    GuardTransferred: _guard_transferred,
+    FortuneSpent: _fortune_spent,
+    ConditionTaken: _condition_taken,
+    TakenOut: _taken_out,
+    RollOverAsked: _roll_over_asked,
+    RolledOver: _rolled_over,
+    StuntAdded: _stunt_added,
+    ConditionSet: _condition_set,
+    FortuneAdjusted: _fortune_adjusted,
+    CoverSet: _cover_set,
+    ChurnJammed: _churn_jammed,
+    ChurnAdjusted: _churn_adjusted,
+    ChurnReached: _churn_reached,
     BreathersTaken: _breathers_taken,
 }

@@ -78,6 +78,7 @@ def evolve(state: State, event: Event) -> State:
 
 # --- what several events share ---------------------------------------------------------------------------------
 
+
 def _churn(state: State, change: int) -> State:
     if not state.settings.get("churn"):
         return state
@@ -110,8 +111,9 @@ def _use_slot(state: State, fighter_id: str, action: str, slot: str, target: str
 def _moved(state: State, fighter_id: str, cover: int) -> State:
     """Moving sets the cover where the move ends and lets anyone pressing the attack on the mover pursue."""
     state = put(state, replace(state.fighter(fighter_id), cover=cover))
-    effects = tuple(replace(e, triggered=True) if e.kind == "press" and e.other == fighter_id else e
-                    for e in state.effects)
+    effects = tuple(
+        replace(e, triggered=True) if e.kind == "press" and e.other == fighter_id else e for e in state.effects
+    )
     return replace(state, effects=effects)
 
 
@@ -125,9 +127,18 @@ def _add_effect(state: State, effect: Effect) -> State:
 
 def _make_hit(state: State, test: TestRecord, target_id: str, damage: int) -> State:
     target = state.fighter(target_id)
-    hit = Hit(id=state.next_id, attacker=test.fighter, target=target.id, test=test.id, weapon=test.weapon,
-              damage=damage, toughness=toughness(target), cover=cover_bonus(state, target, test.ranged),
-              penetrating=test.stunning, stunning=test.stunning)
+    hit = Hit(
+        id=state.next_id,
+        attacker=test.fighter,
+        target=target.id,
+        test=test.id,
+        weapon=test.weapon,
+        damage=damage,
+        toughness=toughness(target),
+        cover=cover_bonus(state, target, test.ranged),
+        penetrating=test.stunning,
+        stunning=test.stunning,
+    )
     hit = replace(hit, stage="fortune" if hit.remaining > 0 else "done")
     return replace(state, hits=state.hits + (hit,), next_id=state.next_id + 1)
 
@@ -141,7 +152,7 @@ def _apply_outcome(state: State, test: TestRecord) -> State:
         f = replace(f, jammed=f.jammed + (test.weapon,))
     state = put(state, f)
     if test.success and test.damage_faces:
-        for target in (test.targets if test.kind == "grenade" else (test.target,)):
+        for target in test.targets if test.kind == "grenade" else (test.target,):
             state = _make_hit(state, test, target, test.damage)
     if test.kind == "grenade" and not test.success:
         state = replace(state, blast=PendingBlast(thrower=test.fighter, test=test.id, scatter=test.scatter))
@@ -184,10 +195,13 @@ def _close_hits(state: State, fighter_id: str) -> State:
 
 # --- initiative and turns --------------------------------------------------------------------------------------
 
+
 def _initiative_rolled(state: State, event: InitiativeRolled) -> State:
     totals = {r.fighter: r for r in event.rolls}
-    fighters = tuple(replace(f, initiative=totals[f.id].total, drama=totals[f.id].faces[2]) if f.id in totals
-                     else f for f in state.fighters)
+    fighters = tuple(
+        replace(f, initiative=totals[f.id].total, drama=totals[f.id].faces[2]) if f.id in totals else f
+        for f in state.fighters
+    )
     state = replace(state, fighters=fighters, initiative_rolled=True, order=())
     return replace(state, order=order_for_round(state))
 
@@ -205,8 +219,16 @@ def _turn_started(state: State, event: TurnStarted) -> State:
         fighters = tuple(replace(f, stunts_used=()) for f in state.fighters)
         state = replace(state, order=order, effects=effects, fighters=fighters, round=event.round)
     effects = tuple(e for e in state.effects if not (e.until == "next_turn" and e.source == event.fighter))
-    state = replace(state, effects=effects, turn=event.fighter, last_turn=event.fighter, turn_actions=(),
-                    tests=(), free_attacks=(), interrupt="" if state.interrupt == event.fighter else state.interrupt)
+    state = replace(
+        state,
+        effects=effects,
+        turn=event.fighter,
+        last_turn=event.fighter,
+        turn_actions=(),
+        tests=(),
+        free_attacks=(),
+        interrupt="" if state.interrupt == event.fighter else state.interrupt,
+    )
     return put(state, replace(state.fighter(event.fighter), prepared=""))  # an unused prepared action is lost
 
 
@@ -220,6 +242,7 @@ def _interrupted(state: State, event: Interrupted) -> State:
 
 
 # --- tests and their dice --------------------------------------------------------------------------------------
+
 
 def _tested(state: State, event: Tested) -> State:
     test = known(event.test, "The test")
@@ -243,9 +266,20 @@ def _blasted(state: State, event: Blasted) -> State:
     state = replace(state, blast=None)
     state = _lock(state, blast.test)
     if event.faces:
-        test = TestRecord(id=blast.test, fighter=blast.thrower, kind="grenade", action="ranged_attack",
-                          ability="Accuracy", focus="", faces=(1, 1, 1), modifier=0, tn=0, weapon="grenade",
-                          damage_faces=event.faces, ranged=True)
+        test = TestRecord(
+            id=blast.test,
+            fighter=blast.thrower,
+            kind="grenade",
+            action="ranged_attack",
+            ability="Accuracy",
+            focus="",
+            faces=(1, 1, 1),
+            modifier=0,
+            tn=0,
+            weapon="grenade",
+            damage_faces=event.faces,
+            ranged=True,
+        )
         for target in event.targets:
             state = _make_hit(state, test, target, sum(event.faces))
     return state
@@ -254,8 +288,9 @@ def _blasted(state: State, event: Blasted) -> State:
 def _die_changed(state: State, event: DieChanged) -> State:
     old = known(state.test(event.test), "The test")
     faces = tuple(event.face if i == event.die else x for i, x in enumerate(old.faces))
-    new = replace(old, faces=faces, damage_faces=event.damage_faces or old.damage_faces,
-                  scatter=event.scatter or old.scatter)
+    new = replace(
+        old, faces=faces, damage_faces=event.damage_faces or old.damage_faces, scatter=event.scatter or old.scatter
+    )
     state = _retract_outcome(state, old)
     state = put_test(state, new)
     state = _apply_outcome(state, new)
@@ -302,6 +337,7 @@ def _stunt_spent(state: State, event: StuntSpent) -> State:
 
 # --- actions ---------------------------------------------------------------------------------------------------
 
+
 def _defended(state: State, event: Defended) -> State:
     state = _use_slot(state, event.fighter, "defend", event.slot)
     return _add_effect(state, Effect("defend", event.fighter, event.fighter, defense=book.DEFEND_BONUS))
@@ -333,8 +369,9 @@ def _aimed(state: State, event: Aimed) -> State:
 
 def _guarded_up(state: State, event: GuardedUp) -> State:
     state = _use_slot(state, event.fighter, "guard_up", "turn")
-    return _add_effect(state, Effect("guard_up", event.fighter, event.fighter, "round_end", defense=event.bonus,
-                                     tests=-event.bonus))
+    return _add_effect(
+        state, Effect("guard_up", event.fighter, event.fighter, "round_end", defense=event.bonus, tests=-event.bonus)
+    )
 
 
 def _prepared(state: State, event: Prepared) -> State:
@@ -373,22 +410,35 @@ def _jam_cleared(state: State, event: JamCleared) -> State:
 
 
 def _pursued(state: State, event: Pursued) -> State:
-    effects = tuple(e for e in state.effects
-                    if not (e.kind == "press" and e.source == event.fighter and e.other == event.target))
+    effects = tuple(
+        e for e in state.effects if not (e.kind == "press" and e.source == event.fighter and e.other == event.target)
+    )
     return replace(state, effects=effects)
 
 
 # --- damage: Toughness, Fortune, conditions, taken out ---------------------------------------------------------
 
+
 def _guard_transferred(state: State, event: GuardTransferred) -> State:
     hit = known(state.hit(event.hit), "The damage")
     state = _lock(state, hit.test)
     state = put_hit(state, replace(hit, transferred=event.points, guard_checked=True))
-    effects = tuple(e for e in state.effects
-                    if not (e.kind == "guardian" and e.fighter == event.ally and e.source == event.guardian))
-    guardian_hit = Hit(id=state.next_id, attacker=hit.attacker, target=event.guardian, test=hit.test,
-                       weapon=hit.weapon, damage=event.points, toughness=0, stunning=hit.stunning,
-                       guard_checked=True)
+    effects = tuple(
+        e
+        for e in state.effects
+        if not (e.kind == "guardian" and e.fighter == event.ally and e.source == event.guardian)
+    )
+    guardian_hit = Hit(
+        id=state.next_id,
+        attacker=hit.attacker,
+        target=event.guardian,
+        test=hit.test,
+        weapon=hit.weapon,
+        damage=event.points,
+        toughness=0,
+        stunning=hit.stunning,
+        guard_checked=True,
+    )
     return replace(state, effects=effects, hits=state.hits + (_restage(guardian_hit),), next_id=state.next_id + 1)
 
 
@@ -425,6 +475,7 @@ def _rolled_over(state: State, event: RolledOver) -> State:
 
 
 # --- the GM's tools, Churn and the end -------------------------------------------------------------------------
+
 
 def _stunt_added(state: State, event: StuntAdded) -> State:
     return replace(state, stunts=state.stunts + (known(event.stunt, "The stunt"),))
@@ -468,15 +519,39 @@ def _breathers_taken(state: State, event: BreathersTaken) -> State:
 
 
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
-    InitiativeRolled: _initiative_rolled, TieBroken: _tie_broken, TurnStarted: _turn_started, TurnEnded: _turn_ended,
+    InitiativeRolled: _initiative_rolled,
+    TieBroken: _tie_broken,
+    TurnStarted: _turn_started,
+    TurnEnded: _turn_ended,
     Interrupted: _interrupted,
-    Tested: _tested, Blasted: _blasted, DieChanged: _die_changed, StuntSpent: _stunt_spent,
-    Defended: _defended, Ran: _ran, Moved: _moved_event, Activated: _activated, Aimed: _aimed, GuardedUp: _guarded_up,
-    Prepared: _prepared, Pressed: _pressed, Readied: _readied, StoodFirm: _stood_firm, JamCleared: _jam_cleared,
+    Tested: _tested,
+    Blasted: _blasted,
+    DieChanged: _die_changed,
+    StuntSpent: _stunt_spent,
+    Defended: _defended,
+    Ran: _ran,
+    Moved: _moved_event,
+    Activated: _activated,
+    Aimed: _aimed,
+    GuardedUp: _guarded_up,
+    Prepared: _prepared,
+    Pressed: _pressed,
+    Readied: _readied,
+    StoodFirm: _stood_firm,
+    JamCleared: _jam_cleared,
     Pursued: _pursued,
-    GuardTransferred: _guard_transferred, FortuneSpent: _fortune_spent, ConditionTaken: _condition_taken,
-    TakenOut: _taken_out, RollOverAsked: _roll_over_asked, RolledOver: _rolled_over,
-    StuntAdded: _stunt_added, ConditionSet: _condition_set, FortuneAdjusted: _fortune_adjusted, CoverSet: _cover_set,
-    ChurnJammed: _churn_jammed, ChurnAdjusted: _churn_adjusted, ChurnReached: _churn_reached,
+    GuardTransferred: _guard_transferred,
+    FortuneSpent: _fortune_spent,
+    ConditionTaken: _condition_taken,
+    TakenOut: _taken_out,
+    RollOverAsked: _roll_over_asked,
+    RolledOver: _rolled_over,
+    StuntAdded: _stunt_added,
+    ConditionSet: _condition_set,
+    FortuneAdjusted: _fortune_adjusted,
+    CoverSet: _cover_set,
+    ChurnJammed: _churn_jammed,
+    ChurnAdjusted: _churn_adjusted,
+    ChurnReached: _churn_reached,
     BreathersTaken: _breathers_taken,
 }

@@ -106,27 +106,35 @@ def facts(state: State, event: Event) -> Facts:
     if isinstance(event, DieChanged):
         old, new = known(state.test(event.test), "The test"), known(after.test(event.test), "The test")
         changed = RollFact(6, (event.face,), None, False, False, counted=False)
-        return replace(base, actor=event.fighter, rolls=(changed,), sp_earned=new.sp - old.sp,
-                       extra={"fortune_on_dice": event.cost})
+        return replace(
+            base,
+            actor=event.fighter,
+            rolls=(changed,),
+            sp_earned=new.sp - old.sp,
+            extra={"fortune_on_dice": event.cost},
+        )
     if isinstance(event, StuntSpent):
         rolls: tuple[RollFact, ...] = ()
         if event.opposed is not None:
             o = event.opposed
-            rolls = (RollFact(6, o.attacker_faces, not o.held, False, False, counted=False),
-                     RollFact(6, o.defender_faces, o.held, False, False, counted=False))
+            rolls = (
+                RollFact(6, o.attacker_faces, not o.held, False, False, counted=False),
+                RollFact(6, o.defender_faces, o.held, False, False, counted=False),
+            )
         return replace(base, actor=event.fighter, rolls=rolls, sp_spent=event.points)
     if isinstance(event, InitiativeRolled):
-        return replace(base, rolls=tuple(RollFact(6, r.faces, None, False, False, counted=False)
-                                         for r in event.rolls))
+        return replace(base, rolls=tuple(RollFact(6, r.faces, None, False, False, counted=False) for r in event.rolls))
     if isinstance(event, Blasted):
         rolls = (RollFact(6, event.faces, None, False, False, counted=False),) if event.faces else ()
         return replace(base, actor=event.thrower, rolls=rolls)
     if isinstance(event, ConditionTaken):
-        return replace(base, actor=event.fighter, rolls=(RollFact(6, (event.roll,), None, False, False,
-                                                                  counted=False),))
+        return replace(
+            base, actor=event.fighter, rolls=(RollFact(6, (event.roll,), None, False, False, counted=False),)
+        )
     if isinstance(event, BreathersTaken):
-        return replace(base, rolls=tuple(RollFact(6, (r.face,), None, False, False, counted=False)
-                                         for r in event.rolls))
+        return replace(
+            base, rolls=tuple(RollFact(6, (r.face,), None, False, False, counted=False) for r in event.rolls)
+        )
     if isinstance(event, FortuneSpent):
         return replace(base, actor=event.fighter, extra={"fortune_on_damage": event.points})
     if isinstance(event, GuardTransferred):

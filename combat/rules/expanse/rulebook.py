@@ -46,6 +46,7 @@ MELEE_FAMILY = ("all_out_attack", "charge", "melee_attack")
 
 # --- weapons: the seed's damage table and range table ----------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Weapon:
     label: str
@@ -77,11 +78,29 @@ WEAPONS: dict[str, Weapon] = {
     "pistol": Weapon("Pistol", "ranged", 2, 6, ("Perception",), ("Pistols",), gun=True, range=50, max_range=75),
     "rifle": Weapon("Rifle", "ranged", 3, 6, ("Perception",), ("Rifles",), gun=True, range=200, max_range=300),
     # The seed gives the bow a range but no damage line; 1d6 + Perception is our DEFAULT (edit here).
-    "bow": Weapon("Bow", "ranged", 1, 6, ("Perception",), ("Bows",), range=100, max_range=150,
-                  note="damage not in the seed: DEFAULT 1d6 + Perception"),
+    "bow": Weapon(
+        "Bow",
+        "ranged",
+        1,
+        6,
+        ("Perception",),
+        ("Bows",),
+        range=100,
+        max_range=150,
+        note="damage not in the seed: DEFAULT 1d6 + Perception",
+    ),
     # A thrown light weapon (knife, bottle): range 10 + Strength; damage as a light weapon thrown, DEFAULT.
-    "thrown": Weapon("Thrown weapon", "thrown", 1, 6, ("Strength",), ("Throwing", "Thrown"), range=10,
-                     range_adds_strength=True, note="damage not in the seed: DEFAULT 1d6 + Strength"),
+    "thrown": Weapon(
+        "Thrown weapon",
+        "thrown",
+        1,
+        6,
+        ("Strength",),
+        ("Throwing", "Thrown"),
+        range=10,
+        range_adds_strength=True,
+        note="damage not in the seed: DEFAULT 1d6 + Strength",
+    ),
     "grenade": Weapon("Grenade", "thrown", 3, 6, (), ("Throwing", "Thrown"), range=10, range_adds_strength=True),
 }
 STRIKING_STYLE = "Striking Style"  # the talent that makes unarmed damage 1d6
@@ -157,6 +176,7 @@ BREATHER_DIE = 6  # seed: Breather = 1d6 + Constitution + level in Fortune
 
 # --- stunts ---------------------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Stunt:
     """One stunt: its cost is `cost` to `max_cost` SP (max_cost 0: no upper limit)."""
@@ -180,8 +200,21 @@ class Stunt:
 
 
 # Effects the engine applies; a GM-added stunt may use one of them or none.
-EFFECTS = ("fortune", "initiative", "defense", "cover", "guardian", "skirmish", "makeshift", "group_tactics",
-           "double_team", "injure", "knock_prone", "lightning_attack", "overcome_toughness")
+EFFECTS = (
+    "fortune",
+    "initiative",
+    "defense",
+    "cover",
+    "guardian",
+    "skirmish",
+    "makeshift",
+    "group_tactics",
+    "double_team",
+    "injure",
+    "knock_prone",
+    "lightning_attack",
+    "overcome_toughness",
+)
 
 MOMENTUM_PER_SP = 3
 SKIRMISH_METRES_PER_SP = 2
@@ -190,26 +223,73 @@ STUNT_CHURN_POINTS = 4  # Churn: +1 when this many SP or more go on one stunt
 
 STUNTS: tuple[Stunt, ...] = (
     Stunt("adrenaline_rush", "Adrenaline Rush", 1, 3, "fortune", text="Regain Fortune equal to the SP spent."),
-    Stunt("momentum", "Momentum", 1, 3, "initiative",
-          text="+3 initiative per SP, changing your place in the order from the next round."),
-    Stunt("duck_and_weave", "Duck and Weave", 1, 3, "defense",
-          text="+1 Defense per SP until the start of your next turn."),
+    Stunt(
+        "momentum",
+        "Momentum",
+        1,
+        3,
+        "initiative",
+        text="+3 initiative per SP, changing your place in the order from the next round.",
+    ),
+    Stunt(
+        "duck_and_weave", "Duck and Weave", 1, 3, "defense", text="+1 Defense per SP until the start of your next turn."
+    ),
     Stunt("take_cover", "Take Cover", 1, 3, "cover", text="Gain a cover rating equal to the SP spent."),
-    Stunt("guardian_angel", "Guardian Angel", 1, 0, "guardian",
-          text="Before your next turn, 1 damage per SP an ally within 5 m would take comes to you instead."),
+    Stunt(
+        "guardian_angel",
+        "Guardian Angel",
+        1,
+        0,
+        "guardian",
+        text="Before your next turn, 1 damage per SP an ally within 5 m would take comes to you instead.",
+    ),
     Stunt("skirmish", "Skirmish", 1, 0, "skirmish", text="Move yourself or your target 2 m per SP."),
-    Stunt("whatevers_handy", "Whatever's Handy", 1, 1, "makeshift",
-          text="Arm yourself with a makeshift weapon from your surroundings."),
+    Stunt(
+        "whatevers_handy",
+        "Whatever's Handy",
+        1,
+        1,
+        "makeshift",
+        text="Arm yourself with a makeshift weapon from your surroundings.",
+    ),
     Stunt("group_tactics", "Group Tactics", 2, 0, "group_tactics", text="An ally moves 2 m per 2 SP."),
-    Stunt("double_team", "Double-Team", 2, 2, "double_team", damaging=True,
-          text="An ally makes an immediate attack on your target."),
-    Stunt("injure", "Injure", 2, 2, "injure", damaging=True,
-          text="A target who has lost half their Fortune or more becomes injured if the damage beats Toughness."),
+    Stunt(
+        "double_team",
+        "Double-Team",
+        2,
+        2,
+        "double_team",
+        damaging=True,
+        text="An ally makes an immediate attack on your target.",
+    ),
+    Stunt(
+        "injure",
+        "Injure",
+        2,
+        2,
+        "injure",
+        damaging=True,
+        text="A target who has lost half their Fortune or more becomes injured if the damage beats Toughness.",
+    ),
     Stunt("knock_prone", "Knock Prone", 2, 2, "knock_prone", text="Knock your target prone."),
-    Stunt("lightning_attack", "Lightning Attack", 2, 2, "lightning_attack", damaging=True,
-          text="Make a second attack this turn, at the same or another target."),
-    Stunt("overcome_toughness", "Overcome Toughness", 2, 2, "overcome_toughness", damaging=True,
-          text="This attack's damage ignores the target's Toughness."),
+    Stunt(
+        "lightning_attack",
+        "Lightning Attack",
+        2,
+        2,
+        "lightning_attack",
+        damaging=True,
+        text="Make a second attack this turn, at the same or another target.",
+    ),
+    Stunt(
+        "overcome_toughness",
+        "Overcome Toughness",
+        2,
+        2,
+        "overcome_toughness",
+        damaging=True,
+        text="This attack's damage ignores the target's Toughness.",
+    ),
 )
 
 

@@ -15,32 +15,67 @@ from combat.rules.expanse.stats import ABILITIES, ARMOUR, CONDITIONS, ability_ke
 KEY = "expanse"
 
 SETTINGS = (
-    Setting("churn", "Use the Churn pool (optional rule)", False,
-            help="+1 on a success with Drama Die 6, on 4+ SP on one stunt, when Fortune changes a die, and at "
-                 "the end of the encounter; at 10 and 20 the GM rolls on the Churn table, at 30 an epic effect "
-                 "and a reset."),
-    Setting("fortune_die_cost", "Fortune to change one regular die of a test", 2,
-            choices=((0, "not allowed"), (1, "1"), (2, "2"), (3, "3"), (4, "4"))),
-    Setting("fortune_drama_cost", "Fortune to change the Drama Die of a test", 3,
-            choices=((0, "not allowed"), (1, "1"), (2, "2"), (3, "3"), (4, "4"), (5, "5"))),
+    Setting(
+        "churn",
+        "Use the Churn pool (optional rule)",
+        False,
+        help="+1 on a success with Drama Die 6, on 4+ SP on one stunt, when Fortune changes a die, and at "
+        "the end of the encounter; at 10 and 20 the GM rolls on the Churn table, at 30 an epic effect "
+        "and a reset.",
+    ),
+    Setting(
+        "fortune_die_cost",
+        "Fortune to change one regular die of a test",
+        2,
+        choices=((0, "not allowed"), (1, "1"), (2, "2"), (3, "3"), (4, "4")),
+    ),
+    Setting(
+        "fortune_drama_cost",
+        "Fortune to change the Drama Die of a test",
+        3,
+        choices=((0, "not allowed"), (1, "1"), (2, "2"), (3, "3"), (4, "4"), (5, "5")),
+    ),
     Setting("injured_penalty", "Test penalty while injured", 1, choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3"))),
     Setting("wounded_penalty", "Test penalty while wounded", 2, choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3"))),
-    Setting("armour_penalty", "Armour penalty lowers Dexterity tests and Speed", True,
-            help="Turn off if your sheets already include it."),
-    Setting("long_range_penalty", "Attack penalty beyond a weapon's range (up to its maximum)", 2,
-            choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3"))),
+    Setting(
+        "armour_penalty",
+        "Armour penalty lowers Dexterity tests and Speed",
+        True,
+        help="Turn off if your sheets already include it.",
+    ),
+    Setting(
+        "long_range_penalty",
+        "Attack penalty beyond a weapon's range (up to its maximum)",
+        2,
+        choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3")),
+    ),
     Setting("cover_vs_melee", "Cover's armour bonus also counts against close combat", False),
-    Setting("run_ends_turn", "Run takes the whole turn", False,
-            help="Off: Run is your major action and a minor may follow. On: Run is the only action of the turn."),
-    Setting("prepare_interrupt", "Who triggers a prepared action", "gm",
-            choices=(("gm", "The GM taps 'interrupt now'"), ("player", "The GM, or the prepared player"))),
-    Setting("churn_jam_cost", "Churn the GM spends to jam a missed firearm", 1,
-            choices=((1, "1"), (2, "2"), (3, "3"))),
-    Setting("extra_stunts", "More stunts (Name cost or Name min-max, separated by ;)", "",
-            help='For example "Called Shot 4; Feint 1-3; Hostage 4+".'),
-    Setting("entered_dice", "Players may enter the faces of physical dice", False,
-            help="Attacks, grenades and ability tests then take the three dice typed in (the last is the Drama "
-                 "Die) and, for a hit, the damage dice; the server rolls whatever is left empty."),
+    Setting(
+        "run_ends_turn",
+        "Run takes the whole turn",
+        False,
+        help="Off: Run is your major action and a minor may follow. On: Run is the only action of the turn.",
+    ),
+    Setting(
+        "prepare_interrupt",
+        "Who triggers a prepared action",
+        "gm",
+        choices=(("gm", "The GM taps 'interrupt now'"), ("player", "The GM, or the prepared player")),
+    ),
+    Setting("churn_jam_cost", "Churn the GM spends to jam a missed firearm", 1, choices=((1, "1"), (2, "2"), (3, "3"))),
+    Setting(
+        "extra_stunts",
+        "More stunts (Name cost or Name min-max, separated by ;)",
+        "",
+        help='For example "Called Shot 4; Feint 1-3; Hostage 4+".',
+    ),
+    Setting(
+        "entered_dice",
+        "Players may enter the faces of physical dice",
+        False,
+        help="Attacks, grenades and ability tests then take the three dice typed in (the last is the Drama "
+        "Die) and, for a hit, the damage dice; the server rolls whatever is left empty.",
+    ),
 )
 
 
@@ -77,9 +112,11 @@ def initial_state(fighters: tuple[Fighter, ...], settings: dict[str, Any] | None
     return State(fighters=tuple(fighters), settings=clean, stunts=tuple(stunts))
 
 
-def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats: dict[str, Any],
-                       aware_of: tuple[str, ...]) -> Fighter:
+def fighter_from_sheet(
+    key: str, name: str, side: str, owner: int | None, stats: dict[str, Any], aware_of: tuple[str, ...]
+) -> Fighter:
     """A combatant from a character sheet (see expanse.stats); talents may also be typed among the focuses."""
+
     def number(k: str, default: int) -> int:
         try:
             return int(stats.get(k, default))
@@ -94,17 +131,30 @@ def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats:
     armour = stats.get("armour", "none")
     shield = stats.get("shield", "none")
     by_label = {w.label.lower(): wkey for wkey, w in book.WEAPONS.items()}
-    weapons = tuple(dict.fromkeys(by_label.get(str(w).strip().lower(), str(w).strip().lower())
-                                  for w in (stats.get("weapons") or ())))
+    weapons = tuple(
+        dict.fromkeys(
+            by_label.get(str(w).strip().lower(), str(w).strip().lower()) for w in (stats.get("weapons") or ())
+        )
+    )
     return Fighter(
-        id=key, name=name, side=side, owner=owner,
+        id=key,
+        name=name,
+        side=side,
+        owner=owner,
         abilities={a: number(ability_key(a), 1) for a in ABILITIES},
-        focuses=tuple(f for f in focuses if "(" in f), talents=talents,
-        defense=number("defense", 11), toughness=max(0, number("toughness", 1)),
-        armour=armour if armour in ARMOUR else "none", shield=shield if shield in book.SHIELDS else "none",
-        speed=max(0, number("speed", 11)), fortune=min(max(0, number("fortune", 15)), fortune_max),
-        fortune_max=fortune_max, level=max(1, number("level", 1)), conditions=conditions,
-        aware_of=tuple(aware_of), weapons=tuple(w for w in weapons if w in book.WEAPONS),
+        focuses=tuple(f for f in focuses if "(" in f),
+        talents=talents,
+        defense=number("defense", 11),
+        toughness=max(0, number("toughness", 1)),
+        armour=armour if armour in ARMOUR else "none",
+        shield=shield if shield in book.SHIELDS else "none",
+        speed=max(0, number("speed", 11)),
+        fortune=min(max(0, number("fortune", 15)), fortune_max),
+        fortune_max=fortune_max,
+        level=max(1, number("level", 1)),
+        conditions=conditions,
+        aware_of=tuple(aware_of),
+        weapons=tuple(w for w in weapons if w in book.WEAPONS),
     )
 
 
@@ -114,12 +164,13 @@ def write_back(state: State) -> dict[str, dict[str, Any]]:
     NPCs are left alone (several combatants may share one template sheet). Stunt points, Churn, cover, initiative
     and timed effects end with the encounter, so they are not here.
     """
-    return {f.id: {"fortune": f.fortune, "conditions": [c for c in f.conditions if c in CONDITIONS]}
-            for f in state.pcs()}
+    return {
+        f.id: {"fortune": f.fortune, "conditions": [c for c in f.conditions if c in CONDITIONS]} for f in state.pcs()
+    }
 
 
 def outcome(state: State) -> str:
-    """"Victory" when no enemy can act any more (taken out, rolled over, unconscious), "Defeat" when no PC can."""
+    """ "Victory" when no enemy can act any more (taken out, rolled over, unconscious), "Defeat" when no PC can."""
     if state.enemies() and not any(f.can_act for f in state.enemies()):
         return "Victory"
     if state.pcs() and not any(f.can_act for f in state.pcs()):

@@ -158,8 +158,12 @@ class TestRecord:
 
     @property
     def jams(self) -> bool:
-        return (self.kind in ("attack", "stunt_attack") and not self.success and self.drama == book.JAM_DRAMA_DIE
-                and book.WEAPONS[self.weapon].gun)
+        return (
+            self.kind in ("attack", "stunt_attack")
+            and not self.success
+            and self.drama == book.JAM_DRAMA_DIE
+            and book.WEAPONS[self.weapon].gun
+        )
 
     @property
     def breaks(self) -> bool:
@@ -283,6 +287,7 @@ class State:
 
 # --- small helpers on the state ---------------------------------------------------------------------------------
 
+
 def slug(text: str) -> str:
     """A stunt's key from its name: "Whatever's Handy" -> "whatevers_handy"."""
     return re.sub(r"[^a-z0-9]+", "_", text.lower().replace("'", "")).strip("_")
@@ -305,8 +310,9 @@ def order_for_round(state: State) -> tuple[str, ...]:
     """Highest initiative first, then the higher Drama Die; remaining ties keep the order the GM settled."""
     place = {fid: i for i, fid in enumerate(state.order)}
     index = {f.id: len(place) + i for i, f in enumerate(state.fighters)}
-    return tuple(f.id for f in sorted(state.fighters, key=lambda f: (-f.initiative, -f.drama,
-                                                                    place.get(f.id, index[f.id]))))
+    return tuple(
+        f.id for f in sorted(state.fighters, key=lambda f: (-f.initiative, -f.drama, place.get(f.id, index[f.id])))
+    )
 
 
 def known[V](value: V | None, what: str) -> V:
@@ -322,6 +328,7 @@ def plural(n: int, word: str) -> str:
 
 
 # --- numbers every rule shares ----------------------------------------------------------------------------------------
+
 
 def ability(state: State, f: Fighter, name: str) -> int:
     value = f.abilities.get(name, 0)
@@ -383,4 +390,3 @@ def damage_dice(f: Fighter, weapon_key: str, stunning: bool) -> tuple[int, int]:
         if count < 1:
             count, sides = 1, 3
     return count, sides
-

@@ -3,8 +3,15 @@
 from combat.rules.stats import CHOICE, INT, TAGS, Stat, StatSchema
 
 ABILITIES = (
-    "Accuracy", "Communication", "Constitution", "Dexterity", "Fighting",
-    "Intelligence", "Perception", "Strength", "Willpower",
+    "Accuracy",
+    "Communication",
+    "Constitution",
+    "Dexterity",
+    "Fighting",
+    "Intelligence",
+    "Perception",
+    "Strength",
+    "Willpower",
 )
 
 # Armour from the seed's table: (armour rating, penalty to Dexterity and Speed).
@@ -19,13 +26,32 @@ ARMOUR = {
 
 # The weapon types of the seed's damage and range tables (the engine's `rulebook.WEAPONS`, by label).
 WEAPONS = (
-    "Unarmed", "Makeshift weapon", "Light melee weapon", "Heavy melee weapon", "Pistol", "Rifle", "Bow",
-    "Thrown weapon", "Grenade",
+    "Unarmed",
+    "Makeshift weapon",
+    "Light melee weapon",
+    "Heavy melee weapon",
+    "Pistol",
+    "Rifle",
+    "Bow",
+    "Thrown weapon",
+    "Grenade",
 )
 
 CONDITIONS = (
-    "Injured", "Wounded", "Taken out", "Prone", "Fatigued", "Exhausted", "Helpless", "Unconscious",
-    "Blinded", "Deafened", "Restrained", "Hindered", "Free-falling", "Dying",
+    "Injured",
+    "Wounded",
+    "Taken out",
+    "Prone",
+    "Fatigued",
+    "Exhausted",
+    "Helpless",
+    "Unconscious",
+    "Blinded",
+    "Deafened",
+    "Restrained",
+    "Hindered",
+    "Free-falling",
+    "Dying",
 )
 
 
@@ -37,16 +63,43 @@ STATS = StatSchema(
     model="expanse",
     stats=(
         *(Stat(ability_key(a), a, INT, default=1, min=-5, max=12, group="Abilities") for a in ABILITIES),
-        Stat("focuses", "Focuses", TAGS, default=(), group="Abilities",
-             help='Comma-separated, e.g. "Dexterity (Initiative), Accuracy (Pistols)".'),
+        Stat(
+            "focuses",
+            "Focuses",
+            TAGS,
+            default=(),
+            group="Abilities",
+            help='Comma-separated, e.g. "Dexterity (Initiative), Accuracy (Pistols)".',
+        ),
         Stat("defense", "Defense", INT, default=11, min=0, max=40, group="Combat", help="Usually 10 + Dexterity."),
-        Stat("toughness", "Toughness", INT, default=1, min=0, max=20, group="Combat",
-             help="Usually Constitution (not below 0); armour adds separately."),
-        Stat("armour", "Armour", CHOICE, default="none", choices=tuple((k, v[0]) for k, v in ARMOUR.items()),
-             group="Combat"),
+        Stat(
+            "toughness",
+            "Toughness",
+            INT,
+            default=1,
+            min=0,
+            max=20,
+            group="Combat",
+            help="Usually Constitution (not below 0); armour adds separately.",
+        ),
+        Stat(
+            "armour",
+            "Armour",
+            CHOICE,
+            default="none",
+            choices=tuple((k, v[0]) for k, v in ARMOUR.items()),
+            group="Combat",
+        ),
         Stat("speed", "Speed (m)", INT, default=11, min=0, max=40, group="Combat"),
-        Stat("weapons", "Weapons", TAGS, default=(), group="Combat", allowed_tags=WEAPONS,
-             help='What the attack builder offers, e.g. "Pistol, Light melee weapon"; empty offers every type.'),
+        Stat(
+            "weapons",
+            "Weapons",
+            TAGS,
+            default=(),
+            group="Combat",
+            allowed_tags=WEAPONS,
+            help='What the attack builder offers, e.g. "Pistol, Light melee weapon"; empty offers every type.',
+        ),
         Stat("fortune", "Fortune", INT, default=15, min=0, max=200, group="Fortune"),
         Stat("fortune_max", "Maximum Fortune", INT, default=15, min=0, max=200, group="Fortune"),
         Stat("level", "Level", INT, default=1, min=1, max=20, group="Fortune"),

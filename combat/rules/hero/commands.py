@@ -12,8 +12,13 @@ from typing import ClassVar
 from combat.rules.core import Command
 
 ACTION_KINDS = ("full", "half", "zero", "none")
-DEFENSIVE = {"dodge": "Dodge", "block": "Block", "dive": "Dive for Cover", "defence": "activate a defence",
-             "other": "an action the GM allows"}
+DEFENSIVE = {
+    "dodge": "Dodge",
+    "block": "Block",
+    "dive": "Dive for Cover",
+    "defence": "activate a defence",
+    "other": "an action the GM allows",
+}
 HOLD_UNTIL = ("", "dex", "segment", "trigger")
 
 
@@ -156,5 +161,19 @@ class AdjustPools(Command):
     end: int = 0
 
 
-COMMANDS = (NextSegment, OrderTies, Act, Attack, TakeRecovery, EndPhase, Hold, Release, Abort, AbortOther,
-            ContestHold, ChangeSpd, SetNoRecovery, AdjustPools)
+COMMANDS = (
+    NextSegment,
+    OrderTies,
+    Act,
+    Attack,
+    TakeRecovery,
+    EndPhase,
+    Hold,
+    Release,
+    Abort,
+    AbortOther,
+    ContestHold,
+    ChangeSpd,
+    SetNoRecovery,
+    AdjustPools,
+)

@@ -54,12 +54,15 @@ def decide(state: State, command: Command, dice: Dice) -> list[Event]:
         if type(command) in COMMANDS:
             raise TypeError(f"The HERO System has no decider for the command {type(command).__name__}.")
         raise RuleError("That is not an action in the HERO System.")
-    _require(state.started or isinstance(command, NextSegment),
-             "Combat has not begun: the GM starts it with segment 12 of turn 1.")
+    _require(
+        state.started or isinstance(command, NextSegment),
+        "Combat has not begun: the GM starts it with segment 12 of turn 1.",
+    )
     return _settle(state, handler(state, command, dice))
 
 
 # --- what the rules do on their own ---------------------------------------------------------------------------
+
 
 def _settle(state: State, events: list[Event]) -> list[Event]:
     """Add what the rules do on their own after `events`, until someone has a choice to make."""
@@ -104,10 +107,11 @@ def _recovery(f: Fighter) -> tuple[int, int]:
 
 # --- the turn ---------------------------------------------------------------------------------------------------
 
+
 def _order(state: State, ids: list[str], dice: Dice) -> tuple[tuple[str, ...], tuple[RollOff, ...]]:
     """Highest DEX for initiative first; ties in the encounter's order (the GM reorders) or rolled off."""
     dex = {fid: state.fighter(fid).initiative_dex for fid in ids}
-    faces: dict[str, tuple[int, ...]] = {fid: () for fid in ids}
+    faces: dict[str, tuple[int, ...]] = dict.fromkeys(ids, ())
     if state.settings.get("dex_ties") == "roll":
         by_dex: dict[int, list[str]] = {}
         for fid in ids:
@@ -129,8 +133,8 @@ def _post_12(state: State) -> Recovered:
     gains, left_out = [], []
     for f in state.fighters:
         eligible = not f.no_recovery and (
-            f.stun >= KO_POST_12
-            or (f.stun >= KO_ONCE_A_MINUTE and state.turn % TURNS_PER_MINUTE == 0))
+            f.stun >= KO_POST_12 or (f.stun >= KO_ONCE_A_MINUTE and state.turn % TURNS_PER_MINUTE == 0)
+        )
         if not eligible:
             left_out.append(f.id)
             continue
@@ -147,8 +151,10 @@ def _next_segment(state: State, c: NextSegment, dice: Dice) -> list[Event]:
         order, rolloff = _order(state, ids, dice)
         return [SegmentStarted(turn=1, segment=12, order=order, rolloff=rolloff)]
     _require(not state.acting, f"{name_of(state, state.acting)} is still acting on a held action.")
-    _require(not state.active, f"{name_of(state, state.active)} still has a phase in this segment: "
-                               "act, hold or end it first.")
+    _require(
+        not state.active,
+        f"{name_of(state, state.active)} still has a phase in this segment: act, hold or end it first.",
+    )
     events: list[Event] = []
     if state.recovering:
         gains = []
@@ -168,8 +174,9 @@ def _next_segment(state: State, c: NextSegment, dice: Dice) -> list[Event]:
             turn, segment = turn + 1, 1
         else:
             segment += 1
-        phases = {f.id: (f.phases if turn == state.turn else schedule(f.spd, turn, f.lock, spd1))
-                  for f in scratch.fighters}
+        phases = {
+            f.id: (f.phases if turn == state.turn else schedule(f.spd, turn, f.lock, spd1)) for f in scratch.fighters
+        }
         ids = [f.id for f in scratch.fighters if segment in phases[f.id]]
         held_to_here = any(f.held and f.held.at == tick(turn, segment) for f in scratch.fighters)
         if ids or held_to_here:
@@ -177,8 +184,11 @@ def _next_segment(state: State, c: NextSegment, dice: Dice) -> list[Event]:
         skipped.append(segment)
     order, rolloff = _order(scratch, ids, dice)
     lost = tuple(f.id for f in scratch.fighters if f.held and segment in phases[f.id])
-    events.append(SegmentStarted(turn=turn, segment=segment, order=order, skipped=tuple(skipped), rolloff=rolloff,
-                                 lost_holds=lost))
+    events.append(
+        SegmentStarted(
+            turn=turn, segment=segment, order=order, skipped=tuple(skipped), rolloff=rolloff, lost_holds=lost
+        )
+    )
     return events
 
 
@@ -188,8 +198,10 @@ def _order_ties(state: State, c: OrderTies, dice: Dice) -> list[Event]:
     _require(len(ids) >= 2 and len(set(ids)) == len(ids), "Name each tied character once, in the order they act.")
     fighters = [state.fighter(fid) for fid in ids]
     _require(all(fid in state.order for fid in ids), "Only characters with a phase in this segment are ordered.")
-    _require(len({f.initiative_dex for f in fighters}) == 1,
-             "Only characters tied on DEX can be reordered; the higher DEX acts first.")
+    _require(
+        len({f.initiative_dex for f in fighters}) == 1,
+        "Only characters tied on DEX can be reordered; the higher DEX acts first.",
+    )
     slots = sorted(state.order.index(fid) for fid in ids)
     for f in fighters:
         index = state.order.index(f.id)
@@ -222,10 +234,13 @@ def _change_spd(state: State, c: ChangeSpd, dice: Dice) -> list[Event]:
 
 # --- the GM's tools ---------------------------------------------------------------------------------------------
 
+
 def _set_no_recovery(state: State, c: SetNoRecovery, dice: Dice) -> list[Event]:
     f = state.fighter(c.target)
-    _require(f.no_recovery != c.excluded, f"{f.name} is already {'left out of' if c.excluded else 'getting'} "
-                                           "free recoveries.")
+    _require(
+        f.no_recovery != c.excluded,
+        f"{f.name} is already {'left out of' if c.excluded else 'getting'} free recoveries.",
+    )
     return [NoRecoverySet(fighter=f.id, excluded=c.excluded)]
 
 
@@ -240,6 +255,10 @@ def _adjust_pools(state: State, c: AdjustPools, dice: Dice) -> list[Event]:
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
-    NextSegment: _next_segment, OrderTies: _order_ties, ChangeSpd: _change_spd, SetNoRecovery: _set_no_recovery,
-    AdjustPools: _adjust_pools, **PHASE_DECIDERS,
+    NextSegment: _next_segment,
+    OrderTies: _order_ties,
+    ChangeSpd: _change_spd,
+    SetNoRecovery: _set_no_recovery,
+    AdjustPools: _adjust_pools,
+    **PHASE_DECIDERS,
 }

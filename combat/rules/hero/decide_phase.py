@@ -52,6 +52,7 @@ def _text(raw: str) -> str:
 
 # --- checks ---------------------------------------------------------------------------------------------------
 
+
 def _on_floor(state: State, actor: str) -> Fighter:
     f = state.fighter(actor)
     _require(state.floor == f.id, f"It is not {f.name}'s phase.")
@@ -101,6 +102,7 @@ def abort_refusal(state: State, fighter_id: str) -> str:
 
 # --- in the phase -----------------------------------------------------------------------------------------------
 
+
 def _act(state: State, c: Act, dice: Dice) -> list[Event]:
     _require(c.kind in ACTION_KINDS, "Choose a full phase, half phase, zero phase or no-time action.")
     f = state.fighter(c.actor)
@@ -134,8 +136,10 @@ def _attack(state: State, c: Attack, dice: Dice) -> list[Event]:
         _require(len(c.entered) == 3, "Enter the three dice of the attack roll.")
         _require(all(1 <= face <= 6 for face in c.entered), "Each die of the attack roll shows a face from 1 to 6.")
     if c.damage_entered:
-        _require(len(c.damage_entered) == c.dice,
-                 f"The damage is {c.dice}d6: enter {c.dice} {'die' if c.dice == 1 else 'dice'} or none.")
+        _require(
+            len(c.damage_entered) == c.dice,
+            f"The damage is {c.dice}d6: enter {c.dice} {'die' if c.dice == 1 else 'dice'} or none.",
+        )
         _require(all(1 <= face <= 6 for face in c.damage_entered), "Each damage die shows a face from 1 to 6.")
     roll = tuple(c.entered) or dice.roll(3, 6)
     hit = attack_hits(sum(roll), needed)
@@ -145,10 +149,25 @@ def _attack(state: State, c: Attack, dice: Dice) -> list[Event]:
     left = target.stun - stun
     knocked_out = left <= 0 < target.stun
     stunned = stun > target.con and left > 0
-    return [Attacked(fighter=f.id, target=target.id, roll=roll, needed=needed, hit=hit, damage=damage,
-                     defence=defence if hit else 0, stun=stun, body=body, stunned=stunned,
-                     knocked_out=knocked_out, end=cost, text=_text(c.text), entered=bool(c.entered),
-                     damage_entered=hit and bool(c.damage_entered) and c.dice > 0)]
+    return [
+        Attacked(
+            fighter=f.id,
+            target=target.id,
+            roll=roll,
+            needed=needed,
+            hit=hit,
+            damage=damage,
+            defence=defence if hit else 0,
+            stun=stun,
+            body=body,
+            stunned=stunned,
+            knocked_out=knocked_out,
+            end=cost,
+            text=_text(c.text),
+            entered=bool(c.entered),
+            damage_entered=hit and bool(c.damage_entered) and c.dice > 0,
+        )
+    ]
 
 
 def _take_recovery(state: State, c: TakeRecovery, dice: Dice) -> list[Event]:
@@ -165,6 +184,7 @@ def _end_phase(state: State, c: EndPhase, dice: Dice) -> list[Event]:
 
 
 # --- held actions ------------------------------------------------------------------------------------------------
+
 
 def _hold(state: State, c: Hold, dice: Dice) -> list[Event]:
     f = state.fighter(c.actor)
@@ -196,8 +216,10 @@ def _release(state: State, c: Release, dice: Dice) -> list[Event]:
 
 def _contest_hold(state: State, c: ContestHold, dice: Dice) -> list[Event]:
     """Setting "roll": a held action and the open phase collide; both roll DEX and the larger margin goes first."""
-    _require(state.settings.get("hold_collision") == "roll",
-             "The GM decides who goes first in this encounter: release the held action to let it go first.")
+    _require(
+        state.settings.get("hold_collision") == "roll",
+        "The GM decides who goes first in this encounter: release the held action to let it go first.",
+    )
     holder = state.fighter(c.holder)
     _can_release(state, holder)
     _require(bool(state.active), "No phase is open for the held action to collide with.")
@@ -208,9 +230,17 @@ def _contest_hold(state: State, c: ContestHold, dice: Dice) -> list[Event]:
     winner = ""
     if (mine, holder.dex) != (theirs, other.dex):
         winner = holder.id if (mine, holder.dex) > (theirs, other.dex) else other.id
-    events: list[Event] = [HoldContested(holder=holder.id, other=other.id, holder_roll=holder_roll,
-                                         other_roll=other_roll, holder_target=holder_target,
-                                         other_target=other_target, winner=winner)]
+    events: list[Event] = [
+        HoldContested(
+            holder=holder.id,
+            other=other.id,
+            holder_roll=holder_roll,
+            other_roll=other_roll,
+            holder_target=holder_target,
+            other_target=other_target,
+            winner=winner,
+        )
+    ]
     if winner == holder.id:
         events.append(Released(fighter=holder.id))
     return events
@@ -218,17 +248,28 @@ def _contest_hold(state: State, c: ContestHold, dice: Dice) -> list[Event]:
 
 # --- aborts ------------------------------------------------------------------------------------------------------
 
+
 def _aborted(state: State, f: Fighter, action: str, text: str, active_points: int) -> list[Event]:
     _abort_checks(state, f)
     cost = _pay(state, f, active_points, 0)
     spent_held = f.held is not None
-    return [Aborted(fighter=f.id, action=action, text=_text(text), end=cost, spent_held=spent_held,
-                    loses=0 if spent_held else next_phase_tick(state, f))]
+    return [
+        Aborted(
+            fighter=f.id,
+            action=action,
+            text=_text(text),
+            end=cost,
+            spent_held=spent_held,
+            loses=0 if spent_held else next_phase_tick(state, f),
+        )
+    ]
 
 
 def _abort(state: State, c: Abort, dice: Dice) -> list[Event]:
-    _require(c.action in DEFENSIVE and c.action != "other",
-             "Abort to Dodge, Block, Dive for Cover or activating a defence; the GM allows anything else.")
+    _require(
+        c.action in DEFENSIVE and c.action != "other",
+        "Abort to Dodge, Block, Dive for Cover or activating a defence; the GM allows anything else.",
+    )
     return _aborted(state, state.fighter(c.actor), c.action, c.text, c.active_points)
 
 
@@ -238,6 +279,13 @@ def _abort_other(state: State, c: AbortOther, dice: Dice) -> list[Event]:
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
-    Act: _act, Attack: _attack, TakeRecovery: _take_recovery, EndPhase: _end_phase, Hold: _hold, Release: _release,
-    ContestHold: _contest_hold, Abort: _abort, AbortOther: _abort_other,
+    Act: _act,
+    Attack: _attack,
+    TakeRecovery: _take_recovery,
+    EndPhase: _end_phase,
+    Hold: _hold,
+    Release: _release,
+    ContestHold: _contest_hold,
+    Abort: _abort,
+    AbortOther: _abort_other,
 }

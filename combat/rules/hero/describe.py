@@ -32,8 +32,13 @@ from combat.rules.hero.events import (
 )
 from combat.rules.hero.state import State, phase_at, turn_and_segment
 
-ACTION_LABELS = {"full": "a full phase action", "half": "a half phase action", "zero": "a zero phase action",
-                 "none": "an action that takes no time", "recovery": "a Recovery"}
+ACTION_LABELS = {
+    "full": "a full phase action",
+    "half": "a half phase action",
+    "zero": "a zero phase action",
+    "none": "an action that takes no time",
+    "recovery": "a Recovery",
+}
 UNSEEN = "Someone unseen"  # an enemy no PC is aware of, at the start of a sentence
 
 
@@ -45,6 +50,7 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
 
 
 # --- wording ---------------------------------------------------------------------------------------------------
+
 
 def _listing(names: list[str]) -> str:
     if len(names) <= 1:
@@ -78,6 +84,7 @@ def segment_ranges(segments: tuple[int, ...]) -> str:
 
 # --- the turn ----------------------------------------------------------------------------------------------------
 
+
 def _segment_started(state: State, event: SegmentStarted, sight: Sight) -> str:
     names = [sight.name(fid) for fid in event.order if not sight.unseen(fid)]
     acting = f": {names[0]} acts" if len(names) == 1 else f": {_in_order(names)}, in DEX order" if names else ""
@@ -86,10 +93,12 @@ def _segment_started(state: State, event: SegmentStarted, sight: Sight) -> str:
         where = "Combat begins in segment 12 of turn 1"
     extra = []
     if event.skipped:
-        extra.append(f"segment{'s' if len(event.skipped) > 1 else ''} {segment_ranges(event.skipped)} skipped "
-                     "with nobody to act")
-    rolled = [f"{sight.name(r.fighter)} {'/'.join(map(str, r.faces))}" for r in event.rolloff
-              if not sight.unseen(r.fighter)]
+        extra.append(
+            f"segment{'s' if len(event.skipped) > 1 else ''} {segment_ranges(event.skipped)} skipped with nobody to act"
+        )
+    rolled = [
+        f"{sight.name(r.fighter)} {'/'.join(map(str, r.faces))}" for r in event.rolloff if not sight.unseen(r.fighter)
+    ]
     if rolled:
         extra.append(f"DEX ties rolled off ({', '.join(rolled)})")
     lost = [sight.name(fid) for fid in event.lost_holds if not sight.unseen(fid)]
@@ -133,12 +142,15 @@ def _phase_spent(state: State, event: PhaseSpent, sight: Sight) -> str | None:
         wake = " and wakes up" if f.stun + event.stun > 0 else ""
         if sight.secret(event.fighter):
             return f"{name}, knocked out, recovers in the phase{wake}."
-        return (f"{name}, knocked out, recovers {_regains(event.stun, event.end)} in the phase "
-                f"(STUN {f.stun + event.stun}){wake}.")
+        return (
+            f"{name}, knocked out, recovers {_regains(event.stun, event.end)} in the phase "
+            f"(STUN {f.stun + event.stun}){wake}."
+        )
     return f"{name} is knocked out through the phase in segment {event.segment}."
 
 
 # --- in the phase ------------------------------------------------------------------------------------------------
+
 
 def _acted(state: State, event: Acted, sight: Sight) -> str | None:
     if sight.unseen(event.fighter):
@@ -160,15 +172,19 @@ def _attacked(state: State, event: Attacked, sight: Sight) -> str | None:
     what = f" with {event.text}" if event.text and not sight.unseen(event.fighter) else ""  # the GM's words
     needed = f" (needed {event.needed} or less)" if sight.gm else ""
     physical = " (physical dice)" if event.entered else ""
-    lead = (f"{attacker} attacks {target}{what}{_cost(sight, event.fighter, event.end)}: {event.total} on 3d6"
-            f"{physical}{needed}")
+    lead = (
+        f"{attacker} attacks {target}{what}{_cost(sight, event.fighter, event.end)}: {event.total} on 3d6"
+        f"{physical}{needed}"
+    )
     if not event.hit:
         return f"{lead}, a miss."
     parts = [f"{lead}, a hit"]
     if event.damage and not sight.secret(event.target):
         rolled = " (physical dice)" if event.damage_entered else ""
-        parts.append(f"{len(event.damage)}d6{rolled} roll {event.stun_rolled} STUN and {event.body_rolled} BODY, and "
-                     f"after {event.defence} defence {target} takes {event.stun} STUN and {event.body} BODY")
+        parts.append(
+            f"{len(event.damage)}d6{rolled} roll {event.stun_rolled} STUN and {event.body_rolled} BODY, and "
+            f"after {event.defence} defence {target} takes {event.stun} STUN and {event.body} BODY"
+        )
     if event.stunned:
         parts.append(f"{target} is Stunned")
     if event.knocked_out:
@@ -190,14 +206,19 @@ def _phase_ended(state: State, event: PhaseEnded, sight: Sight) -> str | None:
 
 # --- held actions and aborts -------------------------------------------------------------------------------------
 
+
 def _held_action(state: State, event: HeldAction, sight: Sight) -> str | None:
     if sight.unseen(event.fighter):
         return None
     held = event.held
     if held is None:
         raise ValueError("A held action without its hold.")
-    until = {"dex": f" until DEX {held.dex}", "segment": f" until segment {turn_and_segment(held.at)[1]}",
-             "trigger": f" until {held.trigger}", "": ""}[held.until]
+    until = {
+        "dex": f" until DEX {held.dex}",
+        "segment": f" until segment {turn_and_segment(held.at)[1]}",
+        "trigger": f" until {held.trigger}",
+        "": "",
+    }[held.until]
     half = " (half a phase)" if held.half else ""
     return f"{sight.name(event.fighter)} holds the action{half}{until}."
 
@@ -223,8 +244,10 @@ def _hold_contested(state: State, event: HoldContested, sight: Sight) -> str:
     def roll(fid: str, faces: tuple[int, ...], target: int) -> str:
         return f"{sum(faces)}" + (f" against {target}" if not sight.secret(fid) else "")
 
-    rolls = (f"{roll(event.holder, event.holder_roll, event.holder_target)} and "
-             f"{roll(event.other, event.other_roll, event.other_target)}")
+    rolls = (
+        f"{roll(event.holder, event.holder_roll, event.holder_target)} and "
+        f"{roll(event.other, event.other_roll, event.other_target)}"
+    )
     lead = f"{holder}'s held action meets {other}'s phase: DEX rolls {rolls}"
     if not event.winner:
         return f"{lead}; a tie, so the GM decides."
@@ -232,6 +255,7 @@ def _hold_contested(state: State, event: HoldContested, sight: Sight) -> str:
 
 
 # --- the GM's changes --------------------------------------------------------------------------------------------
+
 
 def _spd_changed(state: State, event: SpdChanged, sight: Sight) -> str | None:
     if sight.unseen(event.fighter):
@@ -254,14 +278,23 @@ def _pools_adjusted(state: State, event: PoolsAdjusted, sight: Sight) -> str | N
     name = sight.name(event.fighter)
     if sight.secret(event.fighter):
         return f"The GM adjusts {name}'s STUN, BODY or END."
-    changes = [f"{label} {n:+d}" for label, n in (("STUN", event.stun), ("BODY", event.body), ("END", event.end))
-               if n]
+    changes = [f"{label} {n:+d}" for label, n in (("STUN", event.stun), ("BODY", event.body), ("END", event.end)) if n]
     return f"The GM adjusts {name}: {', '.join(changes)}."
 
 
 DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
-    SegmentStarted: _segment_started, Recovered: _recovered, TiesOrdered: _ties_ordered, PhaseSpent: _phase_spent,
-    Acted: _acted, Attacked: _attacked, PhaseEnded: _phase_ended, HeldAction: _held_action, Released: _released,
-    Aborted: _aborted, HoldContested: _hold_contested, SpdChanged: _spd_changed, NoRecoverySet: _no_recovery_set,
+    SegmentStarted: _segment_started,
+    Recovered: _recovered,
+    TiesOrdered: _ties_ordered,
+    PhaseSpent: _phase_spent,
+    Acted: _acted,
+    Attacked: _attacked,
+    PhaseEnded: _phase_ended,
+    HeldAction: _held_action,
+    Released: _released,
+    Aborted: _aborted,
+    HoldContested: _hold_contested,
+    SpdChanged: _spd_changed,
+    NoRecoverySet: _no_recovery_set,
     PoolsAdjusted: _pools_adjusted,
 }

@@ -179,6 +179,20 @@ class PoolsAdjusted(Event):
     end: int = 0
 
 
-EVENTS = (SegmentStarted, Recovered, TiesOrdered, PhaseSpent, Acted, Attacked, PhaseEnded, HeldAction, Released,
-          Aborted, HoldContested, SpdChanged, NoRecoverySet, PoolsAdjusted)
+EVENTS = (
+    SegmentStarted,
+    Recovered,
+    TiesOrdered,
+    PhaseSpent,
+    Acted,
+    Attacked,
+    PhaseEnded,
+    HeldAction,
+    Released,
+    Aborted,
+    HoldContested,
+    SpdChanged,
+    NoRecoverySet,
+    PoolsAdjusted,
+)
 CODEC = EventCodec(EVENTS, COMMANDS)

@@ -40,6 +40,7 @@ def evolve(state: State, event: Event) -> State:
 
 # --- small steps every event takes ---------------------------------------------------------------------------
 
+
 def _put(state: State, fighter: Fighter) -> State:
     return replace(state, fighters=tuple(fighter if f.id == fighter.id else f for f in state.fighters))
 
@@ -104,14 +105,27 @@ def _gain(state: State, gains: Iterable[Gain]) -> State:
 
 # --- one function per event ----------------------------------------------------------------------------------
 
+
 def _segment_started(state: State, event: SegmentStarted) -> State:
     fighters = state.fighters
     if event.turn != state.turn:
         spd1 = bool(state.settings.get("spd1_opening", True))
         fighters = tuple(replace(f, phases=schedule(f.spd, event.turn, f.lock, spd1), marks=()) for f in fighters)
-    state = replace(state, fighters=fighters, turn=event.turn, segment=event.segment, started=True,
-                    order=event.order, cursor=0, halves=0, acting="", acting_halves=0, acting_since=0,
-                    recovering=(), skipped=event.skipped)
+    state = replace(
+        state,
+        fighters=fighters,
+        turn=event.turn,
+        segment=event.segment,
+        started=True,
+        order=event.order,
+        cursor=0,
+        halves=0,
+        acting="",
+        acting_halves=0,
+        acting_since=0,
+        recovering=(),
+        skipped=event.skipped,
+    )
     for fid in event.lost_holds:
         f = state.fighter(fid)
         state = _put(state, replace(_marked(state, f, _held(f).since, "lost"), held=None))
@@ -192,11 +206,11 @@ def _hold_contested(state: State, event: HoldContested) -> State:
 def _spd_changed(state: State, event: SpdChanged) -> State:
     f = state.fighter(event.fighter)
     state = _put(state, replace(f, spd=event.new, phases=event.phases, lock=event.next_phase))
-    if state.segment not in event.phases and f.id in state.order[state.cursor:]:
+    if state.segment not in event.phases and f.id in state.order[state.cursor :]:
         # a phase still to come in this segment (or open and untouched) is locked out
-        rest = tuple(fid for fid in state.order[state.cursor:] if fid != f.id)
+        rest = tuple(fid for fid in state.order[state.cursor :] if fid != f.id)
         halves = 0 if state.active == f.id else state.halves
-        state = replace(state, order=state.order[:state.cursor] + rest, halves=halves)
+        state = replace(state, order=state.order[: state.cursor] + rest, halves=halves)
     return state
 
 
@@ -210,8 +224,18 @@ def _pools_adjusted(state: State, event: PoolsAdjusted) -> State:
 
 
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
-    SegmentStarted: _segment_started, Recovered: _recovered, TiesOrdered: _ties_ordered, PhaseSpent: _phase_spent,
-    Acted: _acted, Attacked: _attacked, PhaseEnded: _phase_ended, HeldAction: _held_action, Released: _released,
-    Aborted: _aborted, HoldContested: _hold_contested, SpdChanged: _spd_changed, NoRecoverySet: _no_recovery_set,
+    SegmentStarted: _segment_started,
+    Recovered: _recovered,
+    TiesOrdered: _ties_ordered,
+    PhaseSpent: _phase_spent,
+    Acted: _acted,
+    Attacked: _attacked,
+    PhaseEnded: _phase_ended,
+    HeldAction: _held_action,
+    Released: _released,
+    Aborted: _aborted,
+    HoldContested: _hold_contested,
+    SpdChanged: _spd_changed,
+    NoRecoverySet: _no_recovery_set,
     PoolsAdjusted: _pools_adjusted,
 }

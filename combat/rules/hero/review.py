@@ -91,19 +91,21 @@ def facts(state: State, event: Event, gm: bool = True) -> Facts:
                 rolls.append(RollFact(6, event.damage, counted=False, entered=event.damage_entered))
             damage = ((event.fighter, event.target, event.body),) if event.body else ()
             credits = ((event.target, "stun_taken", event.stun),) if event.stun else ()
-        return Facts(**base, actor=event.fighter, action=True, rolls=tuple(rolls), damage=damage, credits=credits,
-                     phases_used=1)
+        return Facts(
+            **base, actor=event.fighter, action=True, rolls=tuple(rolls), damage=damage, credits=credits, phases_used=1
+        )
     if isinstance(event, PhaseEnded):
         f = state.fighter(event.fighter)
         return Facts(**base, actor=f.id, phases_used=int(f.acted_at == state.now))
     if isinstance(event, Aborted):
         return Facts(**base, actor=event.fighter, action=True, phases_used=1)
     if isinstance(event, HoldContested):
-        for fid, faces, target, counted in ((event.holder, event.holder_roll, event.holder_target, True),
-                                            (event.other, event.other_roll, event.other_target, False)):
+        for fid, faces, target, counted in (
+            (event.holder, event.holder_roll, event.holder_target, True),
+            (event.other, event.other_roll, event.other_target, False),
+        ):
             if not unseen(fid):
-                rolls.append(RollFact(6, faces, succeeded=sum(faces) <= target if counted else None,
-                                      counted=counted))
+                rolls.append(RollFact(6, faces, succeeded=sum(faces) <= target if counted else None, counted=counted))
         return Facts(**base, actor=event.holder, rolls=tuple(rolls))
     if isinstance(event, PoolsAdjusted):
         if secret(event.fighter):

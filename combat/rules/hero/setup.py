@@ -13,21 +13,54 @@ from combat.rules.hero.stats import STATS
 KEY = "hero"
 
 SETTINGS = (
-    Setting("dex_ties", "Characters tied on DEX", "gm",
-            choices=(("gm", "The GM orders them"), ("roll", "They roll off with a d6 each segment"))),
+    Setting(
+        "dex_ties",
+        "Characters tied on DEX",
+        "gm",
+        choices=(("gm", "The GM orders them"), ("roll", "They roll off with a d6 each segment")),
+    ),
     Setting("spd1_opening", "SPD 1 characters act in the opening segment 12", True),
-    Setting("spd_change", "A SPD change mid-turn", "lockout",
-            choices=(("lockout", "Next phase is the later of the old and new SPD's next phases"),
-                     ("next_turn", "Takes effect at the start of the next turn"))),
+    Setting(
+        "spd_change",
+        "A SPD change mid-turn",
+        "lockout",
+        choices=(
+            ("lockout", "Next phase is the later of the old and new SPD's next phases"),
+            ("next_turn", "Takes effect at the start of the next turn"),
+        ),
+    ),
     Setting("str_end", "END for STR", 10, choices=((10, "1 END per 10 STR"), (5, "1 END per 5 STR"))),
-    Setting("hold_collision", "A held action colliding with another action", "gm",
-            choices=(("gm", "The GM decides who goes first"), ("roll", "Both roll DEX; the larger margin goes first"))),
-    Setting("entered_dice", "Players may enter the faces of physical dice", False,
-            help="An attack's 3d6 and its damage dice may be typed in; the log marks them as physical dice."),
+    Setting(
+        "hold_collision",
+        "A held action colliding with another action",
+        "gm",
+        choices=(("gm", "The GM decides who goes first"), ("roll", "Both roll DEX; the larger margin goes first")),
+    ),
+    Setting(
+        "entered_dice",
+        "Players may enter the faces of physical dice",
+        False,
+        help="An attack's 3d6 and its damage dice may be typed in; the log marks them as physical dice.",
+    ),
 )
 
-_SHEET = ("spd", "dex", "initiative_dex", "con", "rec", "ocv", "dcv", "pd", "ed", "stun", "stun_max", "body",
-          "body_max", "end", "end_max")
+_SHEET = (
+    "spd",
+    "dex",
+    "initiative_dex",
+    "con",
+    "rec",
+    "ocv",
+    "dcv",
+    "pd",
+    "ed",
+    "stun",
+    "stun_max",
+    "body",
+    "body_max",
+    "end",
+    "end_max",
+)
 WRITTEN_BACK = ("stun", "body", "end")
 
 
@@ -40,8 +73,9 @@ def initial_state(fighters: tuple[Fighter, ...], settings: dict[str, Any] | None
     return State(fighters=opening, settings=clean)
 
 
-def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats: dict[str, Any],
-                       aware_of: tuple[str, ...]) -> Fighter:
+def fighter_from_sheet(
+    key: str, name: str, side: str, owner: int | None, stats: dict[str, Any], aware_of: tuple[str, ...]
+) -> Fighter:
     """A combatant built from a HERO character sheet (see hero.stats); current values never start above maxima."""
     defaults = STATS.defaults()
     try:
@@ -66,7 +100,7 @@ def write_back(state: State) -> dict[str, dict[str, int]]:
 
 
 def outcome(state: State) -> str:
-    """"Victory" when every enemy is knocked out or at 0 BODY or less, "Defeat" when every PC is; otherwise ""."""
+    """ "Victory" when every enemy is knocked out or at 0 BODY or less, "Defeat" when every PC is; otherwise ""."""
     if state.enemies() and all(f.out for f in state.enemies()):
         return "Victory"
     if state.pcs() and all(f.out for f in state.pcs()):

@@ -66,8 +66,10 @@ def body_of(face: int) -> int:
 
 def end_cost(active_points: int, strength: int = 0, str_per_end: int = 10) -> int:
     """1 END per 10 Active Points (minimum 1) plus 1 per 10 (or 5) STR used; halves round for the character."""
+
     def per(amount: int, step: int) -> int:
         return max(1, (amount + (step - 1) // 2) // step) if amount > 0 else 0
+
     return per(active_points, 10) + per(strength, str_per_end)
 
 
@@ -215,7 +217,7 @@ class State:
 
     def tied_groups(self) -> tuple[tuple[str, ...], ...]:
         """Characters still to act this segment who share a DEX (for the GM to order)."""
-        waiting = self.order[self.cursor:]
+        waiting = self.order[self.cursor :]
         groups: dict[int, list[str]] = {}
         for fid in waiting:
             groups.setdefault(self.fighter(fid).initiative_dex, []).append(fid)
@@ -233,10 +235,11 @@ def name_of(state: State, fighter_id: str) -> str:
 
 # --- when a character acts next -----------------------------------------------------------------------------
 
+
 def first_open_segment(state: State, f: Fighter) -> int:
     """The first segment of this turn that could still hold the character's next phase: this one while their
     phase in it is still to come (or open and untouched), else the next."""
-    waiting = f.id in state.order[state.cursor:] and not (state.active == f.id and f.acted_at == state.now)
+    waiting = f.id in state.order[state.cursor :] and not (state.active == f.id and f.acted_at == state.now)
     return state.segment if waiting else state.segment + 1
 
 

@@ -166,6 +166,22 @@ class AllowAction(Command):
     helm: bool = False
 
 
-COMMANDS = (AssignCrew, SetSurprise, RollInitiative, SetShipInitiative, OrderTies, StartCombat, DistributePower,
-            RegenerateShields, SetCrewOrder, StartCrewTurn, TakeAction, SpendPower, EndCrewTurn, EndShipTurn,
-            Damage, AdjustShip, AllowAction)
+COMMANDS = (
+    AssignCrew,
+    SetSurprise,
+    RollInitiative,
+    SetShipInitiative,
+    OrderTies,
+    StartCombat,
+    DistributePower,
+    RegenerateShields,
+    SetCrewOrder,
+    StartCrewTurn,
+    TakeAction,
+    SpendPower,
+    EndCrewTurn,
+    EndShipTurn,
+    Damage,
+    AdjustShip,
+    AllowAction,
+)

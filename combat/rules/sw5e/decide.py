@@ -101,6 +101,7 @@ def reactor_output(reactor: str, dice: Dice) -> tuple[tuple[int, ...], int]:
 
 # --- checks shared by the deciders ------------------------------------------------------------------------------------
 
+
 def _clean_text(text: str, limit: int = 200) -> str:
     return " ".join(text.split())[:limit]
 
@@ -136,6 +137,7 @@ def _crew_or_gm(state: State, ship: Ship, actor: str) -> str:
 
 
 # --- set-up -----------------------------------------------------------------------------------------------------------
+
 
 def _assign_crew(state: State, c: AssignCrew, dice: Dice) -> list[Event]:
     f = state.fighter(c.fighter)
@@ -173,12 +175,14 @@ def _roll_initiative(state: State, c: RollInitiative, dice: Dice) -> list[Event]
 def _set_ship_initiative(state: State, c: SetShipInitiative, dice: Dice) -> list[Event]:
     _setup(state)
     ship = state.ship(c.ship)
-    _require(not any(f.is_pc for f in state.crew(ship.id)),
-             f"{ship.name}'s initiative is the lowest of its PCs' rolls.")
+    _require(
+        not any(f.is_pc for f in state.crew(ship.id)), f"{ship.name}'s initiative is the lowest of its PCs' rolls."
+    )
     if c.roll:
         face = dice.roll(1, 20)[0]
-        return [ShipInitiativeSet(ship=ship.id, value=face + ship.initiative_mod, face=face,
-                                  modifier=ship.initiative_mod)]
+        return [
+            ShipInitiativeSet(ship=ship.id, value=face + ship.initiative_mod, face=face, modifier=ship.initiative_mod)
+        ]
     _require(-10 <= c.value <= 50, "Initiative must be from -10 to 50.")
     return [ShipInitiativeSet(ship=ship.id, value=c.value)]
 
@@ -242,6 +246,7 @@ def _advance(state: State, dice: Dice, start: int) -> list[Event]:
 
 # --- ship turns -------------------------------------------------------------------------------------------------------
 
+
 def _distribute_power(state: State, c: DistributePower, dice: Dice) -> list[Event]:
     ship = _turn_ship(state)
     by = _crew_or_gm(state, ship, c.actor)
@@ -250,25 +255,30 @@ def _distribute_power(state: State, c: DistributePower, dice: Dice) -> list[Even
     _require(all(n >= 0 for n in wanted.values()), "Power dice counts cannot be negative.")
     total = sum(wanted.values())
     produced = state.pending_power
-    _require(total <= produced,
-             f"The reactor produced {produced} power {'die' if produced == 1 else 'dice'} this turn, not {total}.")
+    _require(
+        total <= produced,
+        f"The reactor produced {produced} power {'die' if produced == 1 else 'dice'} this turn, not {total}.",
+    )
     if state.setting("over_capacity") == "refuse":
         for store, n in wanted.items():
             if n > ship.free(store):
                 cap, free = ship.capacity(store), ship.free(store)
-                raise RuleError(f"{n} power {'die does' if n == 1 else 'dice do'} not fit in {ship.name}'s "
-                                f"{STORE_LABELS[store]}: this coupling holds {cap} there and {free} "
-                                f"{'is' if free == 1 else 'are'} free.")
-    return [PowerDistributed(ship=ship.id, by=by, produced=produced,
-                             assigned={k: v for k, v in wanted.items() if v})]
+                raise RuleError(
+                    f"{n} power {'die does' if n == 1 else 'dice do'} not fit in {ship.name}'s "
+                    f"{STORE_LABELS[store]}: this coupling holds {cap} there and {free} "
+                    f"{'is' if free == 1 else 'are'} free."
+                )
+    return [PowerDistributed(ship=ship.id, by=by, produced=produced, assigned={k: v for k, v in wanted.items() if v})]
 
 
 def _regenerate_shields(state: State, c: RegenerateShields, dice: Dice) -> list[Event]:
     ship = _turn_ship(state)
     by = _crew_or_gm(state, ship, c.actor)
     _require(state.stage != "power", f"Distribute {ship.name}'s power dice first.")
-    _require(state.stage == "start", "Shield regeneration is chosen at the start of the ship's turn, once, "
-                                     "before the crew acts.")
+    _require(
+        state.stage == "start",
+        "Shield regeneration is chosen at the start of the ship's turn, once, before the crew acts.",
+    )
     _require(ship.active, f"{ship.name} is {ship.status}.")
     _require(ship.shields_max > 0, f"{ship.name} has no shield generator.")
     _require(ship.shields > 0, f"{ship.name}'s shields are down: regeneration cannot restart them.")
@@ -288,9 +298,12 @@ def _set_crew_order(state: State, c: SetCrewOrder, dice: Dice) -> list[Event]:
     order = _ids(c.order)
     left = {f.id for f in state.remaining_crew(ship.id)}
     _require(bool(left), f"Everyone aboard {ship.name} has already taken their turn.")
-    _require(len(order) == len(set(order)) and set(order) == left,
-             "List each crew member who has not yet taken their turn exactly once: "
-             + ", ".join(f.name for f in state.remaining_crew(ship.id)) + ".")
+    _require(
+        len(order) == len(set(order)) and set(order) == left,
+        "List each crew member who has not yet taken their turn exactly once: "
+        + ", ".join(f.name for f in state.remaining_crew(ship.id))
+        + ".",
+    )
     return [CrewOrderSet(ship=ship.id, by=by, order=order, final=final)]
 
 
@@ -307,6 +320,7 @@ def _end_ship_turn(state: State, c: EndShipTurn, dice: Dice) -> list[Event]:
 
 
 # --- crew turns -------------------------------------------------------------------------------------------------------
+
 
 def _start_crew_turn(state: State, c: StartCrewTurn, dice: Dice) -> list[Event]:
     ship = _turn_ship(state)
@@ -353,8 +367,10 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
         _require(not f.bonus_used, f"{f.name} has already taken a bonus action this turn.")
     else:
         _require(not state.surprised_now(f), f"{f.name} is surprised: no reaction until their first turn ends.")
-        _require(not f.reaction_used, f"{f.name} has already used their reaction; it returns at the start of "
-                                      "their next turn.")
+        _require(
+            not f.reaction_used,
+            f"{f.name} has already used their reaction; it returns at the start of their next turn.",
+        )
     target = ""
     if c.target:
         aimed = state.ship(c.target)
@@ -365,9 +381,15 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
     helm = kind == "helm"
     if helm:
         at_helm = state.helm(ship.id)
-        _require(at_helm is not None and at_helm.id == f.id,
-                 f"Only the helm can take {label}: " + (f"{at_helm.name} is at the helm of {ship.name}." if at_helm
-                                                        else f"nobody is at the helm of {ship.name}."))
+        _require(
+            at_helm is not None and at_helm.id == f.id,
+            f"Only the helm can take {label}: "
+            + (
+                f"{at_helm.name} is at the helm of {ship.name}."
+                if at_helm
+                else f"nobody is at the helm of {ship.name}."
+            ),
+        )
         _require(not f.helm_used, f"{f.name} has already taken a helm option this turn.")
     boost_dc = 0
     if kind == "boost":
@@ -386,8 +408,20 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
     counted = counted_key(key, weapon)
     if counted and kind != "weapon":
         _require(counted not in ship.actions, f"Someone aboard {ship.name} has already taken {label} this round.")
-    events: list[Event] = [ActionTaken(fighter=f.id, ship=ship.id, action=key, label=label, slot=c.slot, weapon=weapon,
-                                       target=target, helm=helm, boost_dc=boost_dc, note=_clean_text(c.note))]
+    events: list[Event] = [
+        ActionTaken(
+            fighter=f.id,
+            ship=ship.id,
+            action=key,
+            label=label,
+            slot=c.slot,
+            weapon=weapon,
+            target=target,
+            helm=helm,
+            boost_dc=boost_dc,
+            note=_clean_text(c.note),
+        )
+    ]
     if key == "patch":
         _require(ship.hull < ship.hull_max, f"{ship.name}'s hull is already at full strength.")
         _require(ship.hull_dice > 0, f"{ship.name} has no hull dice left to patch with.")
@@ -404,16 +438,29 @@ def _spend_power(state: State, c: SpendPower, dice: Dice) -> list[Event]:
     _require(ship.active, f"{ship.name} is {ship.status}: its crew cannot act.")
     _require(c.system in sw.SYSTEMS, f"Power dice fuel one of: {', '.join(sw.SYSTEMS)}.")
     _require(c.store in sw.STORES, "Take the dice from the central store or a system's store.")
-    _require(c.store in ("central", c.system),
-             f"Dice in the {STORE_LABELS[c.store]} fuel only {c.store}; central dice fuel anything.")
+    _require(
+        c.store in ("central", c.system),
+        f"Dice in the {STORE_LABELS[c.store]} fuel only {c.store}; central dice fuel anything.",
+    )
     have = ship.stored(c.store)
     _require(have > 0, f"{ship.name}'s {STORE_LABELS[c.store]} is empty.")
-    _require(1 <= c.count <= have, f"{ship.name}'s {STORE_LABELS[c.store]} holds {have} power "
-                                   f"{'die' if have == 1 else 'dice'}.")
+    _require(
+        1 <= c.count <= have,
+        f"{ship.name}'s {STORE_LABELS[c.store]} holds {have} power {'die' if have == 1 else 'dice'}.",
+    )
     sides = power_die(state, ship)
     faces = (1,) * c.count if sides == 1 else dice.roll(c.count, sides)
-    return [PowerSpent(fighter=f.id, ship=ship.id, system=c.system, store=c.store, sides=sides, faces=faces,
-                       note=_clean_text(c.note))]
+    return [
+        PowerSpent(
+            fighter=f.id,
+            ship=ship.id,
+            system=c.system,
+            store=c.store,
+            sides=sides,
+            faces=faces,
+            note=_clean_text(c.note),
+        )
+    ]
 
 
 def _end_crew_turn(state: State, c: EndCrewTurn, dice: Dice) -> list[Event]:
@@ -423,6 +470,7 @@ def _end_crew_turn(state: State, c: EndCrewTurn, dice: Dice) -> list[Event]:
 
 
 # --- the GM's hand ----------------------------------------------------------------------------------------------------
+
 
 def _damage(state: State, c: Damage, dice: Dice) -> list[Event]:
     _combat(state)
@@ -447,17 +495,30 @@ def _allow_action(state: State, c: AllowAction, dice: Dice) -> list[Event]:
     label = _clean_text(c.action, 60)
     _require(bool(label), "Name the action.")
     key = custom_key(label)
-    _require(not any(key in (custom_key(a.key), custom_key(a.label)) for a in ACTION_MENU),
-             f"{label} is already on the action menu.")
+    _require(
+        not any(key in (custom_key(a.key), custom_key(a.label)) for a in ACTION_MENU),
+        f"{label} is already on the action menu.",
+    )
     _require(state.custom_action(key) is None, f"{label} is already allowed.")
     return [ActionAllowed(key=key, label=label, helm=c.helm)]
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
-    AssignCrew: _assign_crew, SetSurprise: _set_surprise, RollInitiative: _roll_initiative,
-    SetShipInitiative: _set_ship_initiative, OrderTies: _order_ties, StartCombat: _start_combat,
-    DistributePower: _distribute_power, RegenerateShields: _regenerate_shields, SetCrewOrder: _set_crew_order,
-    StartCrewTurn: _start_crew_turn, TakeAction: _take_action, SpendPower: _spend_power,
-    EndCrewTurn: _end_crew_turn, EndShipTurn: _end_ship_turn, Damage: _damage, AdjustShip: _adjust_ship,
+    AssignCrew: _assign_crew,
+    SetSurprise: _set_surprise,
+    RollInitiative: _roll_initiative,
+    SetShipInitiative: _set_ship_initiative,
+    OrderTies: _order_ties,
+    StartCombat: _start_combat,
+    DistributePower: _distribute_power,
+    RegenerateShields: _regenerate_shields,
+    SetCrewOrder: _set_crew_order,
+    StartCrewTurn: _start_crew_turn,
+    TakeAction: _take_action,
+    SpendPower: _spend_power,
+    EndCrewTurn: _end_crew_turn,
+    EndShipTurn: _end_ship_turn,
+    Damage: _damage,
+    AdjustShip: _adjust_ship,
     AllowAction: _allow_action,
 }

@@ -149,8 +149,9 @@ def _surprise_set(v: Viewer, event: SurpriseSet) -> str | None:
 def _initiative_rolled(v: Viewer, event: InitiativeRolled) -> str | None:
     entered = " (entered)" if event.entered else ""
     sign = "+" if event.modifier >= 0 else "−"
-    return (f"{v.name(event.fighter)} rolls initiative: {event.face}{entered} {sign} {abs(event.modifier)} "
-            f"= {event.total}.")
+    return (
+        f"{v.name(event.fighter)} rolls initiative: {event.face}{entered} {sign} {abs(event.modifier)} = {event.total}."
+    )
 
 
 def _ship_initiative_set(v: Viewer, event: ShipInitiativeSet) -> str | None:
@@ -158,8 +159,10 @@ def _ship_initiative_set(v: Viewer, event: ShipInitiativeSet) -> str | None:
         return f"The GM sets {v.ship_name(event.ship)}'s initiative."
     if event.face:
         sign = "+" if event.modifier >= 0 else "−"
-        return (f"The GM rolls initiative for {v.ship_name(event.ship)}: {event.face} {sign} {abs(event.modifier)} "
-                f"= {event.value}.")
+        return (
+            f"The GM rolls initiative for {v.ship_name(event.ship)}: {event.face} {sign} {abs(event.modifier)} "
+            f"= {event.value}."
+        )
     return f"The GM sets {v.ship_name(event.ship)}'s initiative to {event.value}."
 
 
@@ -168,8 +171,10 @@ def _ties_ordered(v: Viewer, event: TiesOrdered) -> str | None:
 
 
 def _combat_started(v: Viewer, event: CombatStarted) -> str | None:
-    parts = [v.ship_name(sid) if v.secret(sid) else f"{v.ship_name(sid)} ({event.initiative.get(sid)})"
-             for sid in event.order]
+    parts = [
+        v.ship_name(sid) if v.secret(sid) else f"{v.ship_name(sid)} ({event.initiative.get(sid)})"
+        for sid in event.order
+    ]
     return "Combat begins; the ships act in this order: " + ", ".join(parts) + "."
 
 
@@ -206,9 +211,11 @@ def _shields_regenerated(v: Viewer, event: ShieldsRegenerated) -> str | None:
     if v.secret(ship.id):
         return f"{v.ship_name(ship.id)} regenerates its shields."
     gained = max(0, min(ship.shields_max, ship.shields + event.points) - ship.shields)
-    return (f"{v.name(event.by)} spends one of {v.ship_name(ship.id)}'s shield dice (d{ship.die}, "
-            f"{SHIELD_LABELS.get(ship.shield_type, '')}) to restore {_plural(gained, 'shield point')} "
-            f"(shields {ship.shields + gained}/{ship.shields_max}).")
+    return (
+        f"{v.name(event.by)} spends one of {v.ship_name(ship.id)}'s shield dice (d{ship.die}, "
+        f"{SHIELD_LABELS.get(ship.shield_type, '')}) to restore {_plural(gained, 'shield point')} "
+        f"(shields {ship.shields + gained}/{ship.shields_max})."
+    )
 
 
 def _crew_order_set(v: Viewer, event: CrewOrderSet) -> str | None:
@@ -249,8 +256,10 @@ def _hull_patched(v: Viewer, event: HullPatched) -> str | None:
         return f"{v.name(event.fighter)} patches {v.ship_name(ship.id)}'s hull."
     gained = max(0, min(ship.hull_max, ship.hull + event.points) - ship.hull)
     bonus = f" {'+' if event.bonus >= 0 else '−'} {abs(event.bonus)}" if event.bonus else ""
-    return (f"{v.name(event.fighter)} spends a hull die: d{event.sides} shows {event.face}{bonus}, restoring "
-            f"{_plural(gained, 'hull point')} (hull {ship.hull + gained}/{ship.hull_max}).")
+    return (
+        f"{v.name(event.fighter)} spends a hull die: d{event.sides} shows {event.face}{bonus}, restoring "
+        f"{_plural(gained, 'hull point')} (hull {ship.hull + gained}/{ship.hull_max})."
+    )
 
 
 def _power_spent(v: Viewer, event: PowerSpent) -> str | None:
@@ -261,8 +270,10 @@ def _power_spent(v: Viewer, event: PowerSpent) -> str | None:
     if event.sides == 1:
         rolled = f"flat 1 each, total {sum(event.faces)}"
     else:
-        rolled = f"d{event.sides} {'shows' if len(event.faces) == 1 else 'show'} " \
-                 f"{', '.join(map(str, event.faces))}, total {sum(event.faces)}"
+        rolled = (
+            f"d{event.sides} {'shows' if len(event.faces) == 1 else 'show'} "
+            f"{', '.join(map(str, event.faces))}, total {sum(event.faces)}"
+        )
     note = f": {event.note}" if event.note else ""
     return f"{v.name(event.fighter)} spends {count} {source} on {event.system} ({rolled}){note}."
 
@@ -270,17 +281,22 @@ def _power_spent(v: Viewer, event: PowerSpent) -> str | None:
 def _ship_damaged(v: Viewer, event: ShipDamaged) -> str | None:
     ship = v.state.ship(event.ship)
     to_shields, to_hull, status = split_damage(ship, event.amount)
-    verdict = {"disabled": "; it is disabled", "destroyed": "; it is destroyed"}.get(status, "") \
-        if status != ship.status else ""
+    verdict = (
+        {"disabled": "; it is disabled", "destroyed": "; it is destroyed"}.get(status, "")
+        if status != ship.status
+        else ""
+    )
     note = f" ({event.note})" if event.note else ""
     if event.by:
         dealer = v.ship_name(event.by) if v.is_ship(event.by) else v.name(event.by)
         note = f" from {dealer}{note}"
     if v.secret(ship.id):
         return f"{v.ship_name(ship.id)} takes {event.amount} damage{note}{verdict}."
-    return (f"{v.ship_name(ship.id)} takes {event.amount} damage{note}: {to_shields} to shields and {to_hull} to hull "
-            f"(shields {ship.shields - to_shields}/{ship.shields_max}, hull {ship.hull - to_hull}/{ship.hull_max})"
-            f"{verdict}.")
+    return (
+        f"{v.ship_name(ship.id)} takes {event.amount} damage{note}: {to_shields} to shields and {to_hull} to hull "
+        f"(shields {ship.shields - to_shields}/{ship.shields_max}, hull {ship.hull - to_hull}/{ship.hull_max})"
+        f"{verdict}."
+    )
 
 
 def _ship_adjusted(v: Viewer, event: ShipAdjusted) -> str | None:
@@ -299,11 +315,25 @@ def _ship_turn_ended(v: Viewer, event: ShipTurnEnded) -> str | None:
 
 
 DESCRIBERS: dict[type[Event], Callable[[Viewer, Any], str | None]] = {
-    CrewAssigned: _crew_assigned, SurpriseSet: _surprise_set, InitiativeRolled: _initiative_rolled,
-    ShipInitiativeSet: _ship_initiative_set, TiesOrdered: _ties_ordered, CombatStarted: _combat_started,
-    RoundStarted: _round_started, ShipTurnStarted: _ship_turn_started, ShipTurnSkipped: _ship_turn_skipped,
-    PowerDistributed: _power_distributed, ShieldsRegenerated: _shields_regenerated, CrewOrderSet: _crew_order_set,
-    CrewTurnStarted: _crew_turn_started, CrewTurnEnded: _crew_turn_ended, ActionTaken: _action_taken,
-    HullPatched: _hull_patched, PowerSpent: _power_spent, ShipDamaged: _ship_damaged, ShipAdjusted: _ship_adjusted,
-    ActionAllowed: _action_allowed, ShipTurnEnded: _ship_turn_ended,
+    CrewAssigned: _crew_assigned,
+    SurpriseSet: _surprise_set,
+    InitiativeRolled: _initiative_rolled,
+    ShipInitiativeSet: _ship_initiative_set,
+    TiesOrdered: _ties_ordered,
+    CombatStarted: _combat_started,
+    RoundStarted: _round_started,
+    ShipTurnStarted: _ship_turn_started,
+    ShipTurnSkipped: _ship_turn_skipped,
+    PowerDistributed: _power_distributed,
+    ShieldsRegenerated: _shields_regenerated,
+    CrewOrderSet: _crew_order_set,
+    CrewTurnStarted: _crew_turn_started,
+    CrewTurnEnded: _crew_turn_ended,
+    ActionTaken: _action_taken,
+    HullPatched: _hull_patched,
+    PowerSpent: _power_spent,
+    ShipDamaged: _ship_damaged,
+    ShipAdjusted: _ship_adjusted,
+    ActionAllowed: _action_allowed,
+    ShipTurnEnded: _ship_turn_ended,
 }

@@ -198,7 +198,26 @@ class ShipTurnEnded(Event):
     ship: str = ""
 
 
-EVENTS = (CrewAssigned, SurpriseSet, InitiativeRolled, ShipInitiativeSet, TiesOrdered, CombatStarted, RoundStarted,
-          ShipTurnStarted, ShipTurnSkipped, PowerDistributed, ShieldsRegenerated, CrewOrderSet, CrewTurnStarted,
-          CrewTurnEnded, ActionTaken, HullPatched, PowerSpent, ShipDamaged, ShipAdjusted, ActionAllowed,
-          ShipTurnEnded)
+EVENTS = (
+    CrewAssigned,
+    SurpriseSet,
+    InitiativeRolled,
+    ShipInitiativeSet,
+    TiesOrdered,
+    CombatStarted,
+    RoundStarted,
+    ShipTurnStarted,
+    ShipTurnSkipped,
+    PowerDistributed,
+    ShieldsRegenerated,
+    CrewOrderSet,
+    CrewTurnStarted,
+    CrewTurnEnded,
+    ActionTaken,
+    HullPatched,
+    PowerSpent,
+    ShipDamaged,
+    ShipAdjusted,
+    ActionAllowed,
+    ShipTurnEnded,
+)

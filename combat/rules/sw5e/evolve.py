@@ -59,6 +59,7 @@ def evolve(state: State, event: Event) -> State:
 
 # --- rules the log's numbers follow (describe words them the same way) ------------------------------------------------
 
+
 def route_power(ship: Ship, produced: int, assigned: dict[str, int], state: State) -> tuple[dict[str, int], int]:
     """(dice added per store, dice lost) when the crew assigns `assigned` out of `produced` new power dice."""
     added: dict[str, int] = {}
@@ -100,10 +101,12 @@ def _each_fighter(state: State, change: Callable[[Fighter], Fighter]) -> State:
 
 # --- set-up -----------------------------------------------------------------------------------------------------------
 
+
 def _crew_assigned(state: State, event: CrewAssigned) -> State:
     if event.station == "pilot":  # one helm per ship: whoever held it steps off
-        state = _each_fighter(state, lambda f: replace(f, station="") if f.ship == event.ship and f.station == "pilot"
-                              else f)
+        state = _each_fighter(
+            state, lambda f: replace(f, station="") if f.ship == event.ship and f.station == "pilot" else f
+        )
     return put_fighter(state, replace(state.fighter(event.fighter), ship=event.ship, station=event.station))
 
 
@@ -132,6 +135,7 @@ def _combat_started(state: State, event: CombatStarted) -> State:
 
 # --- rounds and ship turns --------------------------------------------------------------------------------------------
 
+
 def _round_started(state: State, event: RoundStarted) -> State:
     state = replace(state, round=event.round, ships=tuple(replace(s, actions=()) for s in state.ships))
     return _each_fighter(state, lambda f: replace(f, took_turn=False))
@@ -140,16 +144,25 @@ def _round_started(state: State, event: RoundStarted) -> State:
 def _ship_turn_started(state: State, event: ShipTurnStarted) -> State:
     ship = replace(state.ship(event.ship), boosts=())
     state = put_ship(state, ship)
-    return replace(state, ship_turn=ship.id, stage="power" if event.produced > 0 else "start",
-                   pending_power=max(0, event.produced), crew_order=(), order_by="", order_final=False, acting="")
+    return replace(
+        state,
+        ship_turn=ship.id,
+        stage="power" if event.produced > 0 else "start",
+        pending_power=max(0, event.produced),
+        crew_order=(),
+        order_by="",
+        order_final=False,
+        acting="",
+    )
 
 
 def _ship_turn_skipped(state: State, event: ShipTurnSkipped) -> State:
     ship = state.ship(event.ship)
     state = put_ship(state, replace(ship, turns=ship.turns + 1, surprised=False))
     if event.reason == "surprised":  # the crew's first turns are lost with the ship's
-        state = _each_fighter(state, lambda f: replace(f, turns=1, took_turn=True)
-                              if f.ship == ship.id and f.turns == 0 else f)
+        state = _each_fighter(
+            state, lambda f: replace(f, turns=1, took_turn=True) if f.ship == ship.id and f.turns == 0 else f
+        )
     return state
 
 
@@ -166,8 +179,9 @@ def _power_distributed(state: State, event: PowerDistributed) -> State:
 def _shields_regenerated(state: State, event: ShieldsRegenerated) -> State:
     ship = state.ship(event.ship)
     if ship.shields > 0 and ship.shield_dice > 0:
-        ship = replace(ship, shields=min(ship.shields_max, ship.shields + event.points),
-                       shield_dice=ship.shield_dice - 1)
+        ship = replace(
+            ship, shields=min(ship.shields_max, ship.shields + event.points), shield_dice=ship.shield_dice - 1
+        )
         state = put_ship(state, ship)
     if state.ship_turn == ship.id and state.stage == "start":
         state = replace(state, stage="crew")
@@ -181,11 +195,13 @@ def _crew_order_set(state: State, event: CrewOrderSet) -> State:
 def _ship_turn_ended(state: State, event: ShipTurnEnded) -> State:
     ship = state.ship(event.ship)
     state = put_ship(state, replace(ship, turns=ship.turns + 1, surprised=False))
-    return replace(state, ship_turn="", stage="", pending_power=0, crew_order=(), order_by="", order_final=False,
-                   acting="")
+    return replace(
+        state, ship_turn="", stage="", pending_power=0, crew_order=(), order_by="", order_final=False, acting=""
+    )
 
 
 # --- crew turns -------------------------------------------------------------------------------------------------------
+
 
 def _crew_turn_started(state: State, event: CrewTurnStarted) -> State:
     f = state.fighter(event.fighter)
@@ -201,10 +217,13 @@ def _crew_turn_ended(state: State, event: CrewTurnEnded) -> State:
 
 def _action_taken(state: State, event: ActionTaken) -> State:
     f = state.fighter(event.fighter)
-    f = replace(f, action_used=f.action_used or event.slot == "action",
-                bonus_used=f.bonus_used or event.slot == "bonus",
-                reaction_used=f.reaction_used or event.slot == "reaction",
-                helm_used=f.helm_used or event.helm)
+    f = replace(
+        f,
+        action_used=f.action_used or event.slot == "action",
+        bonus_used=f.bonus_used or event.slot == "bonus",
+        reaction_used=f.reaction_used or event.slot == "reaction",
+        helm_used=f.helm_used or event.helm,
+    )
     state = put_fighter(state, f)
     ship = state.ship(event.ship)
     counted = counted_key(event.action, event.weapon)
@@ -231,6 +250,7 @@ def _power_spent(state: State, event: PowerSpent) -> State:
 
 
 # --- the GM's hand ----------------------------------------------------------------------------------------------------
+
 
 def _ship_damaged(state: State, event: ShipDamaged) -> State:
     ship = state.ship(event.ship)
@@ -260,11 +280,25 @@ def _action_allowed(state: State, event: ActionAllowed) -> State:
 
 
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
-    CrewAssigned: _crew_assigned, SurpriseSet: _surprise_set, InitiativeRolled: _initiative_rolled,
-    ShipInitiativeSet: _ship_initiative_set, TiesOrdered: _ties_ordered, CombatStarted: _combat_started,
-    RoundStarted: _round_started, ShipTurnStarted: _ship_turn_started, ShipTurnSkipped: _ship_turn_skipped,
-    PowerDistributed: _power_distributed, ShieldsRegenerated: _shields_regenerated, CrewOrderSet: _crew_order_set,
-    ShipTurnEnded: _ship_turn_ended, CrewTurnStarted: _crew_turn_started, CrewTurnEnded: _crew_turn_ended,
-    ActionTaken: _action_taken, HullPatched: _hull_patched, PowerSpent: _power_spent, ShipDamaged: _ship_damaged,
-    ShipAdjusted: _ship_adjusted, ActionAllowed: _action_allowed,
+    CrewAssigned: _crew_assigned,
+    SurpriseSet: _surprise_set,
+    InitiativeRolled: _initiative_rolled,
+    ShipInitiativeSet: _ship_initiative_set,
+    TiesOrdered: _ties_ordered,
+    CombatStarted: _combat_started,
+    RoundStarted: _round_started,
+    ShipTurnStarted: _ship_turn_started,
+    ShipTurnSkipped: _ship_turn_skipped,
+    PowerDistributed: _power_distributed,
+    ShieldsRegenerated: _shields_regenerated,
+    CrewOrderSet: _crew_order_set,
+    ShipTurnEnded: _ship_turn_ended,
+    CrewTurnStarted: _crew_turn_started,
+    CrewTurnEnded: _crew_turn_ended,
+    ActionTaken: _action_taken,
+    HullPatched: _hull_patched,
+    PowerSpent: _power_spent,
+    ShipDamaged: _ship_damaged,
+    ShipAdjusted: _ship_adjusted,
+    ActionAllowed: _action_allowed,
 }

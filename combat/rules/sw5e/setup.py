@@ -86,37 +86,58 @@ def _ship_from_dict(data: dict[str, Any]) -> tuple[Ship, dict[str, str]]:
     coupling = data.get("coupling", "direct")
     _require(coupling in sw.COUPLING_CAPACITY, f"{what} the coupling must be direct, distributed or hub_and_spoke.")
     raw_power = data.get("power") or {}
-    _require(isinstance(raw_power, dict) and set(raw_power) <= set(sw.STORES),
-             f"{what} stored power dice go in the stores {', '.join(sw.STORES)}.")
+    _require(
+        isinstance(raw_power, dict) and set(raw_power) <= set(sw.STORES),
+        f"{what} stored power dice go in the stores {', '.join(sw.STORES)}.",
+    )
     power: dict[str, int] = {}
     for store in sw.STORES:
         power[store] = _whole(raw_power, store, 0, f"{name}'s power dice in the {STORE_LABELS[store]}", 0, 99)
     errors = sw.stored_dice_errors(coupling, power)
     _require(not errors, f"{name}: " + next(iter(errors.values()), ""))
     weapons = data.get("weapons") or []
-    _require(isinstance(weapons, (list, tuple)) and all(isinstance(w, str) and w.strip() for w in weapons),
-             f"{what} weapons are a list of names.")
+    _require(
+        isinstance(weapons, (list, tuple)) and all(isinstance(w, str) and w.strip() for w in weapons),
+        f"{what} weapons are a list of names.",
+    )
     crew = data.get("crew") or {}
     _require(isinstance(crew, dict), f"{what} the crew maps each crew member to a station.")
     for station in crew.values():
-        _require(isinstance(station, str) and (station == "" or station in STATION_LABELS),
-                 f"{what} {station!r} is not a station.")
+        _require(
+            isinstance(station, str) and (station == "" or station in STATION_LABELS),
+            f"{what} {station!r} is not a station.",
+        )
     _require(sum(1 for st in crew.values() if st == "pilot") <= 1, f"{name} has only one helm.")
     surprised = data.get("surprised", False)
     _require(isinstance(surprised, bool), f"{what} surprised is true or false.")
     ship = Ship(
-        id=sid, name=name, side=side, size=size, tier=tier, hull=hull, hull_max=hull_max, shields=shields,
-        shields_max=shields_max, hull_dice=hull_dice, shield_dice=shield_dice, shield_type=shield_type,
-        reactor=reactor, coupling=coupling, power=power, weapons=tuple(" ".join(w.split()) for w in weapons),
+        id=sid,
+        name=name,
+        side=side,
+        size=size,
+        tier=tier,
+        hull=hull,
+        hull_max=hull_max,
+        shields=shields,
+        shields_max=shields_max,
+        hull_dice=hull_dice,
+        shield_dice=shield_dice,
+        shield_type=shield_type,
+        reactor=reactor,
+        coupling=coupling,
+        power=power,
+        weapons=tuple(" ".join(w.split()) for w in weapons),
         con_mod=_whole(data, "con_mod", 0, f"{name}'s Constitution modifier", -10, 20),
         initiative_mod=_whole(data, "initiative_mod", 0, f"{name}'s initiative modifier", -10, 20),
-        surprised=surprised, status="active" if hull > 0 else "disabled",
+        surprised=surprised,
+        status="active" if hull > 0 else "disabled",
     )
     return ship, dict(crew)
 
 
-def initial_state(ships: Sequence[dict[str, Any]], fighters: tuple[Fighter, ...],
-                  settings: dict[str, Any] | None) -> State:
+def initial_state(
+    ships: Sequence[dict[str, Any]], fighters: tuple[Fighter, ...], settings: dict[str, Any] | None
+) -> State:
     """The set-up state: ships from plain dicts (shape in the module docstring) and their crews."""
     built = [_ship_from_dict(data) for data in ships]
     _require(bool(built), "An encounter needs at least one ship.")
@@ -131,37 +152,52 @@ def initial_state(ships: Sequence[dict[str, Any]], fighters: tuple[Fighter, ...]
             _require(fid in fids, f"{ship.name}'s crew names someone who is not in this encounter.")
             _require(fid not in aboard, "A crew member can be aboard only one ship.")
             aboard[fid] = (ship.id, station)
-    crewed = tuple(replace(f, ship=aboard[f.id][0], station=aboard[f.id][1]) if f.id in aboard
-                   else replace(f, ship="", station="") for f in fighters)
+    crewed = tuple(
+        replace(f, ship=aboard[f.id][0], station=aboard[f.id][1]) if f.id in aboard else replace(f, ship="", station="")
+        for f in fighters
+    )
     return State(ships=tuple(s for s, _ in built), fighters=crewed, settings=clean_settings(SETTINGS, settings))
 
 
-def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats: dict[str, Any],
-                       aware_of: tuple[str, ...] = ()) -> Fighter:
+def fighter_from_sheet(
+    key: str, name: str, side: str, owner: int | None, stats: dict[str, Any], aware_of: tuple[str, ...] = ()
+) -> Fighter:
     """A crew member from a character sheet (see sw5e.stats). Side "pc" stays a PC; anything else is NPC crew.
     `aware_of` is taken as every model takes it and left unused: SW5e tracks no awareness."""
     try:
         modifier = int(stats.get("initiative_mod", 0))
     except (TypeError, ValueError):
         modifier = 0
-    return Fighter(id=key, name=name, side="pc" if side == "pc" else "npc", owner=owner if side == "pc" else None,
-                   initiative_mod=modifier, bonus_action=bool(stats.get("bonus_action", False)))
+    return Fighter(
+        id=key,
+        name=name,
+        side="pc" if side == "pc" else "npc",
+        owner=owner if side == "pc" else None,
+        initiative_mod=modifier,
+        bonus_action=bool(stats.get("bonus_action", False)),
+    )
 
 
 # --- after the encounter ----------------------------------------------------------------------------------------------
+
 
 def write_back(state: State) -> dict[str, dict[str, int]]:
     """What persists on each ship after the encounter, keyed by ship id, with the ships.Ship field names: hull,
     shields, hull and shield dice, and stored power dice by store. Nothing persists for the crew."""
     return {
-        s.id: {"hull": s.hull, "shields": s.shields, "hull_dice": s.hull_dice, "shield_dice": s.shield_dice,
-               **{f"power_{store}": s.stored(store) for store in sw.STORES}}
+        s.id: {
+            "hull": s.hull,
+            "shields": s.shields,
+            "hull_dice": s.hull_dice,
+            "shield_dice": s.shield_dice,
+            **{f"power_{store}": s.stored(store) for store in sw.STORES},
+        }
         for s in state.ships
     }
 
 
 def outcome(state: State) -> str:
-    """"Victory" when every NPC ship is disabled or destroyed, "Defeat" when every PC ship is; otherwise ""."""
+    """ "Victory" when every NPC ship is disabled or destroyed, "Defeat" when every PC ship is; otherwise ""."""
     npc = [s for s in state.ships if s.side != "pc"]
     pcs = [s for s in state.ships if s.side == "pc"]
     if npc and not any(s.active for s in npc):

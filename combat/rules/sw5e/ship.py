@@ -15,7 +15,7 @@ SIZES = {
 }
 SIZE_CHOICES = tuple((k, k.capitalize()) for k in SIZES)
 
-TIERS = range(0, 6)
+TIERS = range(6)
 
 # Shield type: (capacity multiplier, regeneration multiplier)
 SHIELD_TYPES = {
@@ -32,9 +32,9 @@ STORES = ("central",) + SYSTEMS
 
 COUPLING_CHOICES = (("direct", "Direct"), ("distributed", "Distributed"), ("hub_and_spoke", "Hub-and-spoke"))
 COUPLING_CAPACITY = {
-    "direct": {"central": 4, **{s: 0 for s in SYSTEMS}},
-    "distributed": {"central": 0, **{s: 2 for s in SYSTEMS}},
-    "hub_and_spoke": {"central": 2, **{s: 1 for s in SYSTEMS}},
+    "direct": {"central": 4, **dict.fromkeys(SYSTEMS, 0)},
+    "distributed": {"central": 0, **dict.fromkeys(SYSTEMS, 2)},
+    "hub_and_spoke": {"central": 2, **dict.fromkeys(SYSTEMS, 1)},
 }
 
 POWER_DIE_BY_TIER = {0: 1, 1: 4, 2: 6, 3: 8, 4: 10, 5: 12}  # tier 0 spends a flat 1 (a "d1")

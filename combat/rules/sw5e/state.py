@@ -15,20 +15,40 @@ from combat.rules.sw5e.stats import STATIONS
 # The GM's choices for an encounter (`State.settings`); `State.setting` falls back to their defaults.
 SETTINGS = (
     Setting("entered_initiative", "Players may enter the face of a physical d20 for initiative", False),
-    Setting("ties", "Ships tied on initiative", "gm",
-            choices=(("gm", "The GM orders them"),
-                     ("pcs_first", "PC ships first, then the GM orders the rest"))),
-    Setting("over_capacity", "Power dice assigned to a full store", "refuse",
-            choices=(("refuse", "Are refused with a sentence"), ("lose", "Are lost"))),
-    Setting("unassigned_power", "Power dice the crew leaves unassigned", "central_then_lost",
-            choices=(("central_then_lost", "Fill the central store, the rest are lost"),
-                     ("lost", "Are lost"))),
+    Setting(
+        "ties",
+        "Ships tied on initiative",
+        "gm",
+        choices=(("gm", "The GM orders them"), ("pcs_first", "PC ships first, then the GM orders the rest")),
+    ),
+    Setting(
+        "over_capacity",
+        "Power dice assigned to a full store",
+        "refuse",
+        choices=(("refuse", "Are refused with a sentence"), ("lose", "Are lost")),
+    ),
+    Setting(
+        "unassigned_power",
+        "Power dice the crew leaves unassigned",
+        "central_then_lost",
+        choices=(("central_then_lost", "Fill the central store, the rest are lost"), ("lost", "Are lost")),
+    ),
     Setting("tier0_power", "Tier 0 power die", 1, choices=((1, "Flat 1"), (2, "d2"), (4, "d4"))),
-    Setting("surprised_ship", "A surprised ship's first turn", "crew",
-            choices=(("crew", "Reactor and shields work; its crew skip their first turns"),
-                     ("skip", "The whole ship turn is lost"))),
-    Setting("enemy_numbers", "NPC ships' hull, shields and power", "hidden",
-            choices=(("hidden", "GM only (damage dealt is public)"), ("public", "Everyone sees them"))),
+    Setting(
+        "surprised_ship",
+        "A surprised ship's first turn",
+        "crew",
+        choices=(
+            ("crew", "Reactor and shields work; its crew skip their first turns"),
+            ("skip", "The whole ship turn is lost"),
+        ),
+    ),
+    Setting(
+        "enemy_numbers",
+        "NPC ships' hull, shields and power",
+        "hidden",
+        choices=(("hidden", "GM only (damage dealt is public)"), ("public", "Everyone sees them")),
+    ),
 )
 
 # --- labels and the action menu ---------------------------------------------------------------------------------------
@@ -85,6 +105,7 @@ def counted_key(action: str, weapon: str = "") -> str:
 
 
 # --- the state --------------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Fighter:
@@ -274,6 +295,7 @@ class State:
 
 # --- small pure rules on the state ------------------------------------------------------------------------------------
 
+
 def ship_order(state: State) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """(ship ids highest initiative first, groups of tied ships the GM has not ordered yet)."""
     inits = {s.id: state.ship_initiative(s.id) for s in state.ships}
@@ -325,5 +347,6 @@ def adjust_limit(ship: Ship, what: str) -> int:
 def what_label(what: str) -> str:
     if what.startswith("power_"):
         return f"Power dice in the {STORE_LABELS[what.removeprefix('power_')]}"
-    return {"hull": "Hull points", "shields": "Shield points", "hull_dice": "Hull dice",
-            "shield_dice": "Shield dice"}[what]
+    return {"hull": "Hull points", "shields": "Shield points", "hull_dice": "Hull dice", "shield_dice": "Shield dice"}[
+        what
+    ]

@@ -14,8 +14,16 @@ STATIONS = (
 STATS = StatSchema(
     model="sw5e",
     stats=(
-        Stat("initiative_mod", "Initiative modifier", INT, default=0, min=-10, max=20, group="Crew",
-             help="Added to the d20 initiative roll (Dexterity modifier plus bonuses)."),
+        Stat(
+            "initiative_mod",
+            "Initiative modifier",
+            INT,
+            default=0,
+            min=-10,
+            max=20,
+            group="Crew",
+            help="Added to the d20 initiative roll (Dexterity modifier plus bonuses).",
+        ),
         Stat("station", "Usual deployment", CHOICE, default="", choices=(("", "none"),) + STATIONS, group="Crew"),
         Stat("bonus_action", "A feature grants a bonus action", BOOL, default=False, group="Crew"),
         Stat("hit_points", "Hit points", INT, default=10, min=0, max=999, group="Health"),

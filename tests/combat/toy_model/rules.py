@@ -18,15 +18,20 @@ KEY = "toy"
 
 SETTINGS = (Setting("die", "Initiative die", 20, choices=((20, "d20"), (10, "d10"))),)
 
-STATS = StatSchema("toy", (
-    Stat("initiative_mod", "Initiative modifier", default=0, min=-5, max=10),
-    Stat("health", "Health", default=10, min=0, max=99),
-    Stat("health_max", "Maximum health", default=10, min=1, max=99),
-), capped=(("health", "health_max"),))
+STATS = StatSchema(
+    "toy",
+    (
+        Stat("initiative_mod", "Initiative modifier", default=0, min=-5, max=10),
+        Stat("health", "Health", default=10, min=0, max=99),
+        Stat("health_max", "Maximum health", default=10, min=1, max=99),
+    ),
+    capped=(("health", "health_max"),),
+)
 SUMMARY = ("health", "initiative_mod")
 
 
 # --- state ----------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Fighter:
@@ -73,6 +78,7 @@ class State:
 
 # --- commands -----------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class RollInitiative(Command):
     name: ClassVar[str] = "roll_initiative"
@@ -99,6 +105,7 @@ COMMANDS = (RollInitiative, NextTurn, AdjustHealth)
 
 
 # --- events -------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class InitiativeRolled(Event):
@@ -127,6 +134,7 @@ CODEC = EventCodec(EVENTS, COMMANDS)
 
 # --- decide ---------------------------------------------------------------------------------------------------
 
+
 def decide(state: State, command: Command, dice: Dice) -> list[Event]:
     if isinstance(command, RollInitiative):
         require(not state.order, "Initiative has been rolled already.")
@@ -146,14 +154,16 @@ def decide(state: State, command: Command, dice: Dice) -> list[Event]:
 
 # --- evolve -------------------------------------------------------------------------------------------------
 
+
 def _put(state: State, fighter: Fighter) -> State:
     return replace(state, fighters=tuple(fighter if f.id == fighter.id else f for f in state.fighters))
 
 
 def evolve(state: State, event: Event) -> State:
     if isinstance(event, InitiativeRolled):
-        rolled = tuple(replace(f, initiative=face + f.initiative_mod)
-                       for f, face in zip(state.fighters, event.faces, strict=True))
+        rolled = tuple(
+            replace(f, initiative=face + f.initiative_mod) for f, face in zip(state.fighters, event.faces, strict=True)
+        )
         order = tuple(f.id for f in sorted(rolled, key=lambda f: -(f.initiative or 0)))  # sorted() keeps ties
         return replace(state, fighters=rolled, order=order, round=1, turn=order[0])
     if isinstance(event, TurnPassed):
@@ -179,17 +189,26 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
 
 # --- setup --------------------------------------------------------------------------------------------------
 
+
 def initial_state(fighters: tuple[Fighter, ...], settings: dict[str, Any] | None) -> State:
     if not any(f.side == "pc" for f in fighters):
         raise RuleError("An encounter needs at least one player character.")
     return State(fighters=fighters, settings=clean_settings(SETTINGS, settings))
 
 
-def fighter_from_sheet(key: str, name: str, side: str, owner: int | None, stats: dict[str, Any],
-                       aware_of: tuple[str, ...]) -> Fighter:
-    return Fighter(id=key, name=name, side=side, owner=owner, initiative_mod=int(stats.get("initiative_mod", 0)),
-                   health=int(stats.get("health", 10)), health_max=int(stats.get("health_max", 10)),
-                   aware_of=tuple(aware_of))
+def fighter_from_sheet(
+    key: str, name: str, side: str, owner: int | None, stats: dict[str, Any], aware_of: tuple[str, ...]
+) -> Fighter:
+    return Fighter(
+        id=key,
+        name=name,
+        side=side,
+        owner=owner,
+        initiative_mod=int(stats.get("initiative_mod", 0)),
+        health=int(stats.get("health", 10)),
+        health_max=int(stats.get("health_max", 10)),
+        aware_of=tuple(aware_of),
+    )
 
 
 def write_back(state: State) -> dict[str, dict[str, Any]]:

@@ -73,16 +73,28 @@ class ToyTable(Table):
             if sight.unseen(fid):  # an enemy the party is not aware of: players never see it
                 continue
             numbers = gm or f.side == "pc"
-            rows.append(Row(key=f.id, name=f.name, acting=fid == state.turn, down=f.down,
-                            initiative=f.initiative if numbers else None,
-                            health=f"{f.health}/{f.health_max}" if numbers else ""))
-        shared = {"round": state.round, "rolled": bool(state.order), "rows": tuple(rows),
-                  "turn_name": sight.name(state.turn) if state.turn else ""}
+            rows.append(
+                Row(
+                    key=f.id,
+                    name=f.name,
+                    acting=fid == state.turn,
+                    down=f.down,
+                    initiative=f.initiative if numbers else None,
+                    health=f"{f.health}/{f.health_max}" if numbers else "",
+                )
+            )
+        shared = {
+            "round": state.round,
+            "rolled": bool(state.order),
+            "rows": tuple(rows),
+            "turn_name": sight.name(state.turn) if state.turn else "",
+        }
         if not gm:
             return PlayersTable(**shared)
         return GmTable(**shared, everyone=tuple(Named(f.id, f.name) for f in state.fighters))
 
     def private_view(self, encounter, state, user_id: int) -> ToyPrivate:
-        mine = tuple(Mine(f.id, f.name, f.health, f.health_max, f.id == state.turn)
-                     for f in state.pcs() if f.owner == user_id)
+        mine = tuple(
+            Mine(f.id, f.name, f.health, f.health_max, f.id == state.turn) for f in state.pcs() if f.owner == user_id
+        )
         return ToyPrivate(mine=mine, your_turn=any(m.acting for m in mine))
