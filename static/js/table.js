@@ -144,6 +144,7 @@
     notice.append(retry);
     notice.classList.add("error-box");
     htmx.process(retry);
+    notice.scrollIntoView({ block: "nearest" });
   }
 
   // A tap's answer outlives a redraw of the section it stands in: it steps out just before the swap and goes
@@ -155,22 +156,26 @@
     var fromSocket = !(detail.ctx && detail.ctx.request);
     tasks.forEach(function (task) {
       var target = typeof task.target === "string" ? document.querySelector(task.target) : task.target;
-      if (!target || target === notice || !target.contains) return;
+      var incoming = task.fragment && task.fragment.firstElementChild;
+      if (!target || target === notice || !target.contains || !incoming) return;
       if (target.contains(notice)) target.before(notice);
-      if (fromSocket && target.dataset && target.dataset.version && !notice.querySelector("form")) quiet(notice);
+      var newer = parseInt(incoming.getAttribute("data-version"), 10) > parseInt(target.dataset.version, 10);
+      if (fromSocket && newer && !notice.querySelector("form")) quiet(notice);
     });
   }
 
-  function placeAnswer() {
+  // After a swap: the answer back beside its form if that was redrawn, and in view if it answers this tap.
+  function placeAnswer(detail) {
     var notice = answer();
     if (!notice || !tapped || !notice.textContent) return;
     var forms = live.querySelectorAll("form");
     for (var i = 0; i < forms.length; i++) {
       if (!notice.contains(forms[i]) && signature(forms[i]) === tapped) {
         if (forms[i].nextElementSibling !== notice) forms[i].after(notice);
-        return;
+        break;
       }
     }
+    if (detail && detail.ctx && detail.ctx.request) notice.scrollIntoView({ block: "nearest" });
   }
 
   // --- When it is my turn. The page's one live region for "Your turn"; my first usable control, scrolled to
@@ -216,7 +221,7 @@
   if (window.htmx) htmx.registerExtension("fray-table", {
     htmx_before_request: sending,
     htmx_before_swap: function (elt, detail) { dropStale(elt, detail); keepAnswer(detail); },
-    htmx_after_swap: function () { placeAnswer(); checkTurn(); },
+    htmx_after_swap: function (elt, detail) { placeAnswer(detail); checkTurn(); },
     htmx_response_error: pageError,
     htmx_error: notSent,
     htmx_finally_request: settled,
