@@ -43,6 +43,17 @@ MODELS = {
 SIZES = {"360x740": {"width": 360, "height": 740}, "412x915": {"width": 412, "height": 915}}
 KINDS = ("turn", "refusal", "offline")
 CASES = [(model, size) for model in MODELS for size in SIZES]
+# Count the phone's vibrations and beeps (a tone started): what a phone does when its player's turn starts.
+BUZZ_AND_BEEP = """
+window.__buzz = 0; window.__beeps = 0;
+navigator.vibrate = () => { window.__buzz += 1; return true; };
+window.AudioContext = class {
+  constructor() { this.state = "running"; this.currentTime = 0; this.destination = {}; }
+  resume() {}
+  createGain() { return {gain: {}, connect() {}}; }
+  createOscillator() { return {frequency: {}, connect() {}, start() { window.__beeps += 1; }, stop() {}}; }
+};
+"""
 REFUSED = "This action arrived without its key; reload the page and try again."
 
 # Run by manage.py shell on the server's database: builds and starts one encounter per (name, model, kind) in
@@ -106,7 +117,7 @@ def hero(name):  # Kestrel (DEX 23) has the first phase of segment 12
 
 
 def expanse(name):
-    encounter = build(name, "expanse", ["Rosa Okafor"], [("OPA Thug", 3)])[0]
+    encounter = build(name, "expanse", ["Rosa Okafor"], [("OPA Thug", 8)])[0]
     act(encounter, gm, "roll_initiative")
     return encounter
 
@@ -125,7 +136,7 @@ def sw5e(name):
 urls = {}
 for name, model, kind, player, advance in SPECS:
     encounter, player = globals()[model](name), User.objects.get(username=player)
-    for _ in range(10):  # the GM moves on (the Expanse's other turns) until the next step is the phone's
+    for _ in range(12):  # the GM moves on (the Expanse's other turns) until the next step is the phone's
         if starts(encounter, player, advance):
             break
         act(encounter, gm, advance)
@@ -217,8 +228,14 @@ def until(page, condition):
 @pytest.mark.parametrize("model,size", CASES)
 def test_my_turn_brings_my_first_control_into_view(daphne_server, phone, tables, gm, model, size):
     url = tables[name_of(model, size, "turn")]
-    buzz = "navigator.vibrate = (p) => { window.__buzz = (window.__buzz || 0) + 1; return true; };"
-    page, errors = open_table(phone, daphne_server, model, size, url, init_script=buzz)
+    page, errors = open_table(phone, daphne_server, model, size, url, init_script=BUZZ_AND_BEEP)
+    # The beep is off until the player turns it on; the phone remembers it.
+    sound = page.get_by_label("Beep when my turn starts")
+    expect(sound).not_to_be_checked()
+    sound.check()
+    page.reload()
+    watch_live(page)
+    expect(sound).to_be_checked()
     me = page.locator(".me")
     # The player reads the table, away from their own section: at the top of the page if that is below, else
     # at the bottom.
@@ -232,7 +249,7 @@ def test_my_turn_brings_my_first_control_into_view(daphne_server, phone, tables,
     first = me.locator(":is(button, select, textarea, input:not([type=hidden])):visible").first
     expect(first).to_be_in_viewport()
     expect(page.locator("#turn-say")).to_have_text(re.compile(r"^(Your turn|You may act now)$"))
-    assert page.evaluate("window.__buzz") == 1
+    assert page.evaluate("[window.__buzz, window.__beeps]") == [1, 1]
     assert not errors
 
 
