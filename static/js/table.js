@@ -158,6 +158,7 @@
       var target = typeof task.target === "string" ? document.querySelector(task.target) : task.target;
       var incoming = task.fragment && task.fragment.firstElementChild;
       if (!target || target === notice || !target.contains || !incoming) return;
+      if (task.swapSpec && task.swapSpec.style === "none") return;  // the answer's own main swap: nothing moves
       if (target.contains(notice)) target.before(notice);
       var newer = parseInt(incoming.getAttribute("data-version"), 10) > parseInt(target.dataset.version, 10);
       if (fromSocket && newer && !notice.querySelector("form")) quiet(notice);
