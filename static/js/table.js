@@ -5,12 +5,21 @@
   if (!live) return;
   var wasTurn = null, wasMay = null;
 
+  // The moment my turn starts (or I may act out of turn): my first control comes into view, "Your turn" is said
+  // once in the page's one live region, the phone buzzes and, if the player turned it on, beeps. A page opened
+  // during my turn only brings the controls into view.
   function checkTurn() {
     var me = live.querySelector(".me");
     if (!me) return;
     var turn = me.dataset.yourTurn === "1", may = me.dataset.mayAct === "1";
-    if ((turn && wasTurn === false) || (may && wasMay === false)) {
+    var started = (turn && wasTurn !== true) || (may && !turn && wasMay !== true);
+    if (started) showControls(me);
+    if (started && wasTurn !== null) {
+      say(turn ? "Your turn" : "You may act now");
       if (navigator.vibrate) navigator.vibrate([120, 60, 120]);
+      beep();
+    } else if (!turn && !may) {
+      say("");  // emptied between turns, so the next "Your turn" is a change the screen reader reads
     }
     wasTurn = turn; wasMay = may;
   }
@@ -23,6 +32,12 @@
     copy.querySelectorAll("input[name=csrfmiddlewaretoken]").forEach(function (i) { i.remove(); });
     copy.querySelectorAll("input[name=key]").forEach(function (i) { i.removeAttribute("value"); });
     copy.querySelectorAll("[data-htmx-powered]").forEach(function (f) { f.removeAttribute("data-htmx-powered"); });
+    copy.querySelectorAll(".notice").forEach(function (n) { n.remove(); });  // the answer to a tap, placed by it
+    copy.querySelectorAll(".htmx-request").forEach(function (f) {  // a tap on its way: busy, its buttons disabled
+      f.classList.remove("htmx-request");
+      if (!f.classList.length) f.removeAttribute("class");
+      f.querySelectorAll("button").forEach(function (b) { b.removeAttribute("disabled"); b.removeAttribute("aria-busy"); });
+    });
     return copy.outerHTML.replace(/\s+/g, " ");
   }
   // The same fragment arrives twice (the action's response and the socket), from two connections that can
@@ -43,9 +58,9 @@
   }
   // An action the server could not even read (over the upload limit, garbled) gets a page, not the table's
   // own notice: put that page's sentence on the notice line, so the phone says what happened.
-  document.addEventListener("htmx:response:error", function (evt) {
-    var ctx = evt.detail && evt.detail.ctx;
-    var notice = document.getElementById("enc-" + live.dataset.encounter + "-notice");
+  function pageError(elt, detail) {
+    var ctx = detail && detail.ctx;
+    var notice = answer();
     if (!ctx || !notice || (ctx.text && ctx.text.indexOf(notice.id) !== -1)) return;  // it carries its own
     var page = new DOMParser().parseFromString(ctx.text || "", "text/html");
     var parts = [page.querySelector("h1"), page.querySelector("main p")].filter(Boolean).map(function (el) {
@@ -55,8 +70,146 @@
     notice.textContent = parts.length ? parts.join(" ")
       : "The server could not take that" + (status ? " (error " + status + ")" : "") + "; nothing was changed.";
     notice.classList.add("error-box");
+  }
+
+  // --- Every tap answered. The notice line is the answer to a tap: the server sends its sentence back into it
+  // by id (a refusal, or nothing when the action was taken), so it is moved next to the tapped form before the
+  // request leaves, and its role="alert" reads the sentence out there. While the request is on its way htmx
+  // disables the form's buttons (#live's hx-disable); the tapped one is marked busy until the answer comes.
+  var taps = new WeakSet(), tapped = null;  // the forms tapped; the signature of the last one
+  function answer() { return document.getElementById("enc-" + live.dataset.encounter + "-notice"); }
+  function quiet(notice) { notice.textContent = ""; notice.classList.remove("error-box"); }
+
+  // What says which control a form is (its hidden command, actor, ...) and stays the same when it is redrawn.
+  function signature(form) {
+    return Array.prototype.filter.call(form.querySelectorAll("input[type=hidden]"), function (i) {
+      return i.name !== "key" && i.name !== "csrfmiddlewaretoken";
+    }).map(function (i) { return i.name + "=" + i.value; }).join("&");
+  }
+
+  function sending(elt, detail) {
+    var notice = answer(), request = detail && detail.ctx && detail.ctx.request;
+    if (!notice || !request || !elt.matches || !elt.matches("form") || !live.contains(elt)) return;
+    taps.add(elt);
+    var busy = request.submitter || elt.querySelector("button");
+    if (busy) busy.setAttribute("aria-busy", "true");
+    if (notice.contains(elt)) return;  // a Retry: its answer comes back where it stands
+    quiet(notice);
+    tapped = signature(elt);
+    elt.after(notice);
+  }
+
+  function settled(elt) {
+    if (elt.querySelectorAll) elt.querySelectorAll("[aria-busy]").forEach(function (b) { b.removeAttribute("aria-busy"); });
+  }
+
+  // No answer at all (offline, the server down, the timeout on #live): say so, with a Retry that sends the very
+  // same fields, idempotency key included, so a retry after an answer that was lost on its way acts once.
+  function notSent(elt, detail) {
+    var ctx = detail && detail.ctx, notice = answer();
+    if (!ctx || !ctx.request || !ctx.request.body || ctx.text !== undefined || !taps.has(elt) || !notice) return;
+    var retry = document.createElement("form"), button = document.createElement("button");
+    retry.method = "post";
+    retry.action = ctx.request.action;
+    retry.className = "retry";
+    retry.setAttribute("hx-post", ctx.request.action);
+    retry.setAttribute("hx-swap", "none");
+    retry.setAttribute("hx-disable", "findAll button");
+    ctx.request.body.forEach(function (value, name) {
+      var field = document.createElement("input");
+      field.type = "hidden"; field.name = name; field.value = value;
+      retry.append(field);
+    });
+    button.type = "submit";
+    button.textContent = "Retry";
+    retry.append(button);
+    notice.textContent = navigator.onLine === false ? "Not sent: the phone is offline. " : "Not sent: no answer. ";
+    notice.append(retry);
+    notice.classList.add("error-box");
+    htmx.process(retry);
+    notice.scrollIntoView({ block: "nearest" });
+  }
+
+  // A tap's answer outlives a redraw of the section it stands in: it steps out just before the swap and goes
+  // back beside the redrawn form after it (placeAnswer). The table moving on (a newer version over the socket)
+  // ends a refusal; a "Not sent" stays until it is retried.
+  function keepAnswer(detail) {
+    var notice = answer(), tasks = detail && detail.tasks;
+    if (!notice || !tasks) return;
+    var fromSocket = !(detail.ctx && detail.ctx.request);
+    tasks.forEach(function (task) {
+      var target = typeof task.target === "string" ? document.querySelector(task.target) : task.target;
+      var incoming = task.fragment && task.fragment.firstElementChild;
+      if (!target || target === notice || !target.contains || !incoming) return;
+      if (task.swapSpec && task.swapSpec.style === "none") return;  // the answer's own main swap: nothing moves
+      if (target.contains(notice)) target.before(notice);
+      var newer = parseInt(incoming.getAttribute("data-version"), 10) > parseInt(target.dataset.version, 10);
+      if (fromSocket && newer && !notice.querySelector("form")) quiet(notice);
+    });
+  }
+
+  // After a swap: the answer back beside its form if that was redrawn, and in view if it answers this tap.
+  function placeAnswer(detail) {
+    var notice = answer();
+    if (!notice || !tapped || !notice.textContent) return;
+    var forms = live.querySelectorAll("form");
+    for (var i = 0; i < forms.length; i++) {
+      if (!notice.contains(forms[i]) && signature(forms[i]) === tapped) {
+        if (forms[i].nextElementSibling !== notice) forms[i].after(notice);
+        break;
+      }
+    }
+    if (detail && detail.ctx && detail.ctx.request) notice.scrollIntoView({ block: "nearest" });
+  }
+
+  // --- When it is my turn. The page's one live region for "Your turn"; my first usable control, scrolled to
+  // the top of the screen (scroll-margin in fray.css leaves the banner above it in view), focus left alone.
+  var sayer = document.getElementById("turn-say");
+  function say(text) {
+    if (sayer && sayer.textContent !== text) sayer.textContent = text;
+  }
+
+  function showControls(me) {
+    var controls = me.querySelectorAll("button, select, textarea, input:not([type=hidden])");
+    for (var i = 0; i < controls.length; i++) {
+      if (controls[i].disabled || !controls[i].getClientRects().length) continue;
+      var box = controls[i].getBoundingClientRect();
+      if (box.top < 0 || box.bottom > window.innerHeight) controls[i].scrollIntoView({ block: "start" });
+      return;
+    }
+  }
+
+  // An optional beep when my turn starts: off until the player turns it on, a choice the phone remembers.
+  var sound = document.getElementById("turn-sound"), audio = null;
+  function beep() {
+    var Audio = window.AudioContext || window.webkitAudioContext;
+    if (!sound || !sound.checked || !Audio) return;
+    audio = audio || new Audio();
+    if (audio.state === "suspended") audio.resume();
+    var tone = audio.createOscillator(), volume = audio.createGain();
+    tone.frequency.value = 880;
+    volume.gain.value = 0.2;
+    tone.connect(volume);
+    volume.connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.25);
+  }
+  if (sound) {
+    try { sound.checked = localStorage.getItem("fray-turn-sound") === "on"; } catch (e) { /* storage blocked */ }
+    sound.addEventListener("change", function () {
+      try { localStorage.setItem("fray-turn-sound", sound.checked ? "on" : "off"); } catch (e) { /* this page only */ }
+      beep();  // the tap that turns it on lets the page play sound, and lets the player hear it
+    });
+  }
+
+  if (window.htmx) htmx.registerExtension("fray-table", {
+    htmx_before_request: sending,
+    htmx_before_swap: function (elt, detail) { dropStale(elt, detail); keepAnswer(detail); },
+    htmx_after_swap: function (elt, detail) { placeAnswer(detail); checkTurn(); },
+    htmx_response_error: pageError,
+    htmx_error: notSent,
+    htmx_finally_request: settled,
   });
-  if (window.htmx) htmx.registerExtension("fray-table", { htmx_before_swap: dropStale, htmx_after_swap: checkTurn });
   document.addEventListener("htmx:ws:after:message:incoming", checkTurn);
   checkTurn();
 

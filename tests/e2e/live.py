@@ -29,6 +29,10 @@ Character.objects.get_or_create(campaign=campaign, name={LURKER!r},
 """
 
 
+# The environment each running daphne_server was started with, by its base URL: to run manage.py on its database.
+SERVER_ENV: dict[str, dict] = {}
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -74,9 +78,11 @@ def daphne_server(tmp_path_factory, request):
                 log.close()
                 pytest.fail(f"daphne did not start:\n{(var / 'daphne.log').read_text()}")
             time.sleep(0.1)
+    SERVER_ENV[base] = env
     try:
         yield base
     finally:
+        SERVER_ENV.pop(base, None)
         daphne.terminate()
         try:
             daphne.wait(timeout=10)
