@@ -20,8 +20,7 @@ from urllib.request import HTTPCookieProcessor, Request, build_opener
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import DEMO_PASSWORD, ROOT, SERVER_ENV, daphne_server  # noqa: F401  (fixture)
-from tests.e2e.live import log_in, watch_live
+from tests.e2e.live import DEMO_PASSWORD, ROOT, SERVER_ENV, daphne_server, log_in, watch_live  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -156,10 +155,18 @@ def name_of(model, size, kind):
 @pytest.fixture(scope="module")
 def tables(daphne_server):
     """{encounter name: URL} for every test of the module, built in one go on the server's database."""
-    specs = [(name_of(model, size, kind), model, kind, MODELS[model].player, MODELS[model].advance)
-             for model, size in CASES for kind in KINDS]
-    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), "shell", "-c", f"SPECS = {specs!r}\n{SETUP}"],
-                          env=SERVER_ENV[daphne_server], cwd=ROOT, capture_output=True, text=True)
+    specs = [
+        (name_of(model, size, kind), model, kind, MODELS[model].player, MODELS[model].advance)
+        for model, size in CASES
+        for kind in KINDS
+    ]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "shell", "-c", f"SPECS = {specs!r}\n{SETUP}"],
+        env=SERVER_ENV[daphne_server],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, f"setting up the tables failed:\n{done.stdout}\n{done.stderr}"
     return json.loads(re.search(r"^URLS (.*)$", done.stdout, re.M).group(1))
 
@@ -180,8 +187,11 @@ class Gm:
 
     def act(self, encounter_url, command):
         token = next(c.value for c in self.cookies if c.name == "csrftoken")
-        html = self._post(encounter_url + "act/", {"command": command, "key": f"gm-{uuid.uuid4().hex[:12]}"},
-                          {"X-CSRFToken": token, "HX-Request": "true"})
+        html = self._post(
+            encounter_url + "act/",
+            {"command": command, "key": f"gm-{uuid.uuid4().hex[:12]}"},
+            {"X-CSRFToken": token, "HX-Request": "true"},
+        )
         assert 'class="notice"' in html, f"the GM's {command} was refused: {html[-300:]}"
 
 
@@ -258,6 +268,7 @@ def test_my_turn_brings_my_first_control_into_view(daphne_server, phone, tables,
 @pytest.mark.parametrize("model,size", CASES)
 def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(daphne_server, phone, tables, model, size):
     page, errors = open_table(phone, daphne_server, model, size, tables[name_of(model, size, "refusal")])
+
     # A tap the server refuses: its idempotency key is lost on the way. The sentence comes back beside the button.
     def drop_the_key(route):
         fields = [(k, v) for k, v in parse_qsl(route.request.post_data) if k != "key"]
