@@ -203,3 +203,12 @@ def log_has(page, text):
     if not entry.is_visible():
         page.locator(".log-earlier:not([open]) > summary").click()
     expect(entry).to_be_visible()
+
+
+def pick_model(select, label):
+    """Choose `label` in an htmx-driven select (the builder's or the sheet's combat model) once htmx has taken it
+    over: its script is deferred, and a choice made before that changes nothing."""
+    from playwright.sync_api import expect
+
+    expect(select).to_have_attribute("data-htmx-powered", "true")
+    select.select_option(label=label)

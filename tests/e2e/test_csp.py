@@ -11,7 +11,7 @@ import pytest
 from django.utils.csp import build_policy
 from playwright.sync_api import expect
 
-from tests.e2e.live import DEMO_PASSWORD, daphne_server  # noqa: F401  (fixture)
+from tests.e2e.live import DEMO_PASSWORD, daphne_server, pick_model  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -72,7 +72,7 @@ def test_campaign_table_and_character_form_run_without_a_csp_violation(daphne_se
     page.get_by_role("link", name="New character").click()
     expect(page.get_by_role("heading", name="New character")).to_be_visible()
     expect(page.get_by_label("SPD", exact=True)).to_have_count(0)
-    page.get_by_label("Combat model", exact=True).select_option(label="HERO System")
+    pick_model(page.get_by_label("Combat model", exact=True), "HERO System")
     expect(page.get_by_label("SPD", exact=True)).to_be_visible()
 
     assert not csp_violations, csp_violations

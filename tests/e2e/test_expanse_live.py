@@ -22,6 +22,7 @@ from tests.e2e.live import (
     log_has,
     log_in,
     phone_opener,
+    pick_model,
     reviews_keep_gm_secrets,
     start_built_encounter,
 )
@@ -98,7 +99,7 @@ def test_a_gm_and_two_phones_play_two_rounds_of_the_expanse(daphne_server, phone
     gm.get_by_role("link", name="New encounter").click()
     expect(gm.get_by_role("heading", name="New encounter")).to_be_visible()
     gm.wait_for_load_state("load")  # htmx binds the model select once the document has loaded
-    gm.get_by_label("Combat model").select_option(label="The Expanse (AGE)")
+    pick_model(gm.get_by_label("Combat model"), "The Expanse (AGE)")
     expect(gm.get_by_label("More stunts for this encounter")).to_be_visible()  # the form came back for Expanse
     fits(gm)
     gm.get_by_label("Name", exact=True).fill(ENCOUNTER)

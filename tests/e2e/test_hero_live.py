@@ -19,6 +19,7 @@ from tests.e2e.live import (
     log_has,
     log_in,
     phone_opener,
+    pick_model,
     reviews_keep_gm_secrets,
     start_built_encounter,
 )
@@ -91,7 +92,7 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
     log_in(gm, base, "gm")
     gm.get_by_role("link", name="New encounter").click()
     gm.wait_for_load_state("load")
-    gm.get_by_label("Combat model").select_option(label="HERO System")
+    pick_model(gm.get_by_label("Combat model"), "HERO System")
     expect(gm.get_by_label("Characters tied on DEX")).to_be_visible()
     fits(gm)
     gm.get_by_label("Name", exact=True).fill(ENCOUNTER)

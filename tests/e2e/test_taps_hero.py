@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e import live
-from tests.e2e.live import join_table, log_has, log_in, start_built_encounter
+from tests.e2e.live import join_table, log_has, log_in, pick_model, start_built_encounter
 
 pytestmark = [pytest.mark.e2e]
 daphne_server = live.daphne_server  # the fixture: one daphne for the module
@@ -21,7 +21,7 @@ def test_a_simple_attack_phase_is_at_most_three_taps(daphne_server, phone, size)
     log_in(gm, base, "gm")
     gm.get_by_role("link", name="New encounter").click()
     gm.wait_for_load_state("load")
-    gm.get_by_label("Combat model").select_option(label="HERO System")
+    pick_model(gm.get_by_label("Combat model"), "HERO System")
     expect(gm.get_by_label("Characters tied on DEX")).to_be_visible()
     gm.get_by_label("Name", exact=True).fill(name)
     gm.get_by_role("spinbutton", name="Viper Agent", exact=True).fill("1")
