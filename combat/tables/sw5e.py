@@ -97,9 +97,8 @@ def build_form(form) -> None:
     "unseen" choice means nothing here (surprise does that job), so it is not offered."""
     form.sw5e_ships = list(Ship.objects.filter(campaign=form.campaign).order_by("-side", "name", "pk"))
     if not any(not row.is_npc for row in form.sw5e_ships):
-        form.fields["model"].help_text = (
-            "SW5e fights are between ships: add the party's ship (and any NPC ships) from the campaign page first."
-        )
+        no_ship = "SW5e fights are between ships: add the party's ship (and any NPC ships) on the campaign page."
+        form.fields["model"].help_text = no_ship
     for row in form.sw5e_ships:
         form.fields[f"ship_{row.pk}"] = forms.ChoiceField(
             label=f"{row.name} ({'NPC ship' if row.is_npc else 'party ship'})",
