@@ -14,8 +14,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import (LURKER, daphne_server, fits, keeps_gm_secrets, log_in,  # noqa: F401  (fixture)
-                            phone_opener, reviews_keep_gm_secrets)
+from tests.e2e.live import LURKER, fits, keeps_gm_secrets, log_in, phone_opener, reviews_keep_gm_secrets
+from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.e2e]
 

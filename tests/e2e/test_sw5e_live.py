@@ -13,8 +13,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import (DEMO_CAMPAIGN, daphne_server, fits, log_in, phone_opener,  # noqa: F401
-                            reviews_keep_gm_secrets)
+from tests.e2e.live import DEMO_CAMPAIGN, fits, log_in, phone_opener, reviews_keep_gm_secrets
+from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.e2e]
 
