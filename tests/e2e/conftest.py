@@ -8,6 +8,10 @@ import os
 
 import pytest
 
+# Every browser test may take the live daphne: a test module that imports it by name keeps working when an
+# autofix drops that import as unused.
+from tests.e2e.live import daphne_server  # noqa: F401
+
 CHROMIUM = os.environ.get("FRAY_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",

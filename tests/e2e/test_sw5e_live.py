@@ -13,13 +13,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import (
-    DEMO_CAMPAIGN,
-    fits,
-    log_in,
-    phone_opener,  # noqa: F401
-    reviews_keep_gm_secrets,
-)
+from tests.e2e.live import DEMO_CAMPAIGN, fits, log_in, phone_opener, reviews_keep_gm_secrets
+from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -63,12 +58,8 @@ def edit_the_red_talon(gm):
     gm.get_by_role("link", name="Red Talon").click()
     expect(gm.get_by_text("players never see this page")).to_be_visible()
     gm.get_by_role("link", name="Edit ship").click()
-    for label, number in (
-        ("Maximum hull points", "987"),
-        ("Hull points", "777"),
-        ("Maximum shield points", "654"),
-        ("Shield points", "321"),
-    ):
+    for label, number in (("Maximum hull points", "987"), ("Hull points", "777"), ("Maximum shield points", "654"),
+                          ("Shield points", "321")):
         gm.get_by_label(label, exact=True).fill(number)
     gm.get_by_label("Notes").fill("SECRET: the captain means to defect.")
     gm.get_by_role("button", name="Save ship").click()
@@ -80,11 +71,7 @@ def edit_the_red_talon(gm):
 def build_the_encounter(gm):
     gm.get_by_role("link", name=CAMPAIGN).click()
     gm.get_by_role("link", name="New encounter").click()
-    # A model picked before htmx has set up the select (its script is deferred) changes nothing and the form
-    # never comes back: wait until htmx marks the select as its own.
-    model = gm.get_by_label("Combat model")
-    expect(model).to_have_attribute("data-htmx-powered", "true")
-    model.select_option(label="SW5e starships")
+    gm.get_by_label("Combat model").select_option(label="SW5e starships")
     lantern = gm.get_by_label("Wayward Lantern (party ship)")
     expect(lantern).to_be_visible()  # the form came back for SW5e
     gm.get_by_label("Name", exact=True).fill(ENCOUNTER)
@@ -119,7 +106,8 @@ def lantern_turn(gm, phones, round_no):
         tess.get_by_label("Turn 2", exact=True).select_option(label="Oru Dax")
         tess.get_by_role("button", name="Settle the order").click()
         for page in everyone(gm, phones):
-            expect(page.locator(".crew-order")).to_have_text("Crew order, settled by Tess Varro: Tess Varro, Oru Dax.")
+            expect(page.locator(".crew-order")).to_have_text(
+                "Crew order, settled by Tess Varro: Tess Varro, Oru Dax.")
         expect(oru.get_by_role("button", name="Propose this order")).to_have_count(0)
         expect(oru.get_by_text("The crew's order has Tess Varro go next.")).to_be_visible()
     else:
