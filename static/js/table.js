@@ -36,7 +36,10 @@
     copy.querySelectorAll(".htmx-request").forEach(function (f) {  // a tap on its way: busy, its buttons disabled
       f.classList.remove("htmx-request");
       if (!f.classList.length) f.removeAttribute("class");
-      f.querySelectorAll("button").forEach(function (b) { b.removeAttribute("disabled"); b.removeAttribute("aria-busy"); });
+      f.querySelectorAll("button").forEach(function (b) {
+        b.removeAttribute("disabled");
+        b.removeAttribute("aria-busy");
+      });
     });
     return copy.outerHTML.replace(/\s+/g, " ");
   }
@@ -100,7 +103,8 @@
   }
 
   function settled(elt) {
-    if (elt.querySelectorAll) elt.querySelectorAll("[aria-busy]").forEach(function (b) { b.removeAttribute("aria-busy"); });
+    if (!elt.querySelectorAll) return;
+    elt.querySelectorAll("[aria-busy]").forEach(function (b) { b.removeAttribute("aria-busy"); });
   }
 
   // No answer at all (offline, the server down, the timeout on #live): say so, with a Retry that sends the very

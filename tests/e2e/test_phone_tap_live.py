@@ -153,7 +153,7 @@ def name_of(model, size, kind):
 
 
 @pytest.fixture(scope="module")
-def tables(daphne_server):
+def tables(daphne_server):  # noqa: F811
     """{encounter name: URL} for every test of the module, built in one go on the server's database."""
     specs = [
         (name_of(model, size, kind), model, kind, MODELS[model].player, MODELS[model].advance)
@@ -196,7 +196,7 @@ class Gm:
 
 
 @pytest.fixture(scope="module")
-def gm(daphne_server):
+def gm(daphne_server):  # noqa: F811
     return Gm(daphne_server)
 
 
@@ -236,7 +236,7 @@ def until(page, condition):
 
 
 @pytest.mark.parametrize("model,size", CASES)
-def test_my_turn_brings_my_first_control_into_view(daphne_server, phone, tables, gm, model, size):
+def test_my_turn_brings_my_first_control_into_view(daphne_server, phone, tables, gm, model, size):  # noqa: F811
     url = tables[name_of(model, size, "turn")]
     page, errors = open_table(phone, daphne_server, model, size, url, init_script=BUZZ_AND_BEEP)
     # The beep is off until the player turns it on (turning it on plays it once).
@@ -266,7 +266,8 @@ def test_my_turn_brings_my_first_control_into_view(daphne_server, phone, tables,
 
 
 @pytest.mark.parametrize("model,size", CASES)
-def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(daphne_server, phone, tables, model, size):
+def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(
+        daphne_server, phone, tables, model, size):  # noqa: F811
     page, errors = open_table(phone, daphne_server, model, size, tables[name_of(model, size, "refusal")])
 
     # A tap the server refuses: its idempotency key is lost on the way. The sentence comes back beside the button.
@@ -298,7 +299,8 @@ def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(daphn
 
 
 @pytest.mark.parametrize("model,size", CASES)
-def test_a_tap_that_got_no_answer_is_retried_with_its_key_and_acts_once(daphne_server, phone, tables, model, size):
+def test_a_tap_that_got_no_answer_is_retried_with_its_key_and_acts_once(
+        daphne_server, phone, tables, model, size):  # noqa: F811
     page, errors = open_table(phone, daphne_server, model, size, tables[name_of(model, size, "offline")])
     page.context.set_offline(True)
     simple_tap(page, model).locator("button").click()
