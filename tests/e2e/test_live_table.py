@@ -14,8 +14,15 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import LURKER, fits, keeps_gm_secrets, log_in, phone_opener, reviews_keep_gm_secrets
-from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
+from tests.e2e.live import (
+    LURKER,
+    daphne_server,  # noqa: F401  (fixture)
+    fits,
+    keeps_gm_secrets,
+    log_in,
+    phone_opener,
+    reviews_keep_gm_secrets,
+)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -157,7 +164,7 @@ def test_a_gm_and_three_phones_play_two_rounds_with_one_phone_dropping_out(daphn
 
     # --- An action too big to read (3 MiB in a field, past the form's own limit) is refused with a sentence on
     # the notice line, and nothing is declared.
-    gm.get_by_label("Action", exact=True).evaluate("(field, n) => { field.value = 'x'.repeat(n); }", 3 * 2 ** 20)
+    gm.get_by_label("Action", exact=True).evaluate("(field, n) => { field.value = 'x'.repeat(n); }", 3 * 2**20)
     gm.get_by_role("button", name="Declare", exact=True).click()
     expect(gm.locator(".notice")).to_contain_text("That request could not be read. It was more than Fray takes")
     expect(gm.locator(".declarations li")).to_have_count(0)
@@ -231,4 +238,6 @@ def test_a_gm_and_three_phones_play_two_rounds_with_one_phone_dropping_out(daphn
     # --- After the fight: the log with its charts, and the campaign's archive, on every phone.
     reviews_keep_gm_secrets(gm, phones, encounter_url, encounter_name, GM_ONLY)
     assert not errors, f"JavaScript errors: {errors}"
-    print(f"\nlive table: cleo caught up {caught_up:.1f}s after coming back; whole run {time.monotonic() - started:.1f}s")
+    print(
+        f"\nlive table: cleo caught up {caught_up:.1f}s after coming back; whole run {time.monotonic() - started:.1f}s"
+    )

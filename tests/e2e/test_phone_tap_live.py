@@ -266,8 +266,7 @@ def test_my_turn_brings_my_first_control_into_view(daphne_server, phone, tables,
 
 
 @pytest.mark.parametrize("model,size", CASES)
-def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(
-        daphne_server, phone, tables, model, size):  # noqa: F811
+def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(daphne_server, phone, tables, model, size):  # noqa: F811
     page, errors = open_table(phone, daphne_server, model, size, tables[name_of(model, size, "refusal")])
 
     # A tap the server refuses: its idempotency key is lost on the way. The sentence comes back beside the button.
@@ -299,8 +298,7 @@ def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(
 
 
 @pytest.mark.parametrize("model,size", CASES)
-def test_a_tap_that_got_no_answer_is_retried_with_its_key_and_acts_once(
-        daphne_server, phone, tables, model, size):  # noqa: F811
+def test_a_tap_that_got_no_answer_is_retried_with_its_key_and_acts_once(daphne_server, phone, tables, model, size):  # noqa: F811
     page, errors = open_table(phone, daphne_server, model, size, tables[name_of(model, size, "offline")])
     page.context.set_offline(True)
     simple_tap(page, model).locator("button").click()

@@ -13,8 +13,14 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import DEMO_CAMPAIGN, fits, log_in, phone_opener, reviews_keep_gm_secrets
-from tests.e2e.live import daphne_server  # noqa: F401  (fixture)
+from tests.e2e.live import (
+    DEMO_CAMPAIGN,
+    daphne_server,  # noqa: F401  (fixture)
+    fits,
+    log_in,
+    phone_opener,
+    reviews_keep_gm_secrets,
+)
 
 pytestmark = [pytest.mark.e2e]
 
@@ -58,8 +64,12 @@ def edit_the_red_talon(gm):
     gm.get_by_role("link", name="Red Talon").click()
     expect(gm.get_by_text("players never see this page")).to_be_visible()
     gm.get_by_role("link", name="Edit ship").click()
-    for label, number in (("Maximum hull points", "987"), ("Hull points", "777"), ("Maximum shield points", "654"),
-                          ("Shield points", "321")):
+    for label, number in (
+        ("Maximum hull points", "987"),
+        ("Hull points", "777"),
+        ("Maximum shield points", "654"),
+        ("Shield points", "321"),
+    ):
         gm.get_by_label(label, exact=True).fill(number)
     gm.get_by_label("Notes").fill("SECRET: the captain means to defect.")
     gm.get_by_role("button", name="Save ship").click()
@@ -106,8 +116,7 @@ def lantern_turn(gm, phones, round_no):
         tess.get_by_label("Turn 2", exact=True).select_option(label="Oru Dax")
         tess.get_by_role("button", name="Settle the order").click()
         for page in everyone(gm, phones):
-            expect(page.locator(".crew-order")).to_have_text(
-                "Crew order, settled by Tess Varro: Tess Varro, Oru Dax.")
+            expect(page.locator(".crew-order")).to_have_text("Crew order, settled by Tess Varro: Tess Varro, Oru Dax.")
         expect(oru.get_by_role("button", name="Propose this order")).to_have_count(0)
         expect(oru.get_by_text("The crew's order has Tess Varro go next.")).to_be_visible()
     else:
