@@ -68,7 +68,7 @@ GET_ONLY = logged_in(NOT_ALLOWED)
 MATRIX = {
     "campaign": ("get", {"get": members(), "post": members()}),
     "campaign_edit": ("get", {"get": gm_only(), "post": gm_only(FORM_ERROR)}),
-    "gm_notes": ("get", {"get": gm_only(), "post": gm_only()}),
+    "gm_notes": ("get", {"get": gm_only(), "post": gm_only(FORM_ERROR)}),  # a post without the box: refused
     "invite_regenerate": ("post", {"get": POST_ONLY, "post": gm_only()}),
     "invite_revoke": ("post", {"get": POST_ONLY, "post": gm_only()}),
     "member_role": ("post", {"get": POST_ONLY, "post": gm_only()}),
