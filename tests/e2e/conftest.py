@@ -10,7 +10,7 @@ import pytest
 
 # Every browser test may take the live daphne: a test module that imports it by name keeps working when an
 # autofix drops that import as unused.
-from tests.e2e.live import daphne_server  # noqa: F401
+from tests.e2e.live import daphne_server, demo_var  # noqa: F401
 
 CHROMIUM = os.environ.get("FRAY_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -1,18 +1,20 @@
 """Fixtures for the live-table browser test: a real daphne (HTTP + websockets) in a subprocess.
 
 pytest-django's live server is WSGI-only and cannot carry the table's websocket, so this starts Fray the way
-`make run` serves it (as tests/test_serving.py does): its own FRAY_VAR_DIR with a fresh SQLite database,
-migrate, collectstatic and load_demo (plus one NPC the GM keeps unseen), and no DATABASE_URL / REDIS_URL,
-so the channel layer is in memory.
+`make run` serves it (as tests/test_serving.py does): its own FRAY_VAR_DIR with a SQLite database copied from
+one that migrate and load_demo set up once per run (plus one NPC the GM keeps unseen), and no DATABASE_URL /
+REDIS_URL, so the channel layer is in memory.
 """
 
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -39,22 +41,47 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _server_env(var):
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    env.update(FRAY_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false")
+    return env
+
+
+def _manage(env, *args):
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+
+
+@pytest.fixture(scope="session")
+def demo_var(tmp_path_factory):
+    """A var folder set up once per run as `make run` sets it up (migrate, collectstatic, load_demo) plus the
+    lurker: each module's daphne starts from a copy of its database and shares its collected static files."""
+    var = tmp_path_factory.mktemp("fray-demo")
+    env = _server_env(var)
+    _manage(env, "migrate", "--noinput", "-v0")
+    _manage(env, "collectstatic", "--noinput", "-v0")
+    _manage(env, "load_demo")
+    _manage(env, "shell", "-c", ADD_LURKER)
+    return var
+
+
 @pytest.fixture(scope="module")
-def daphne_server(tmp_path_factory, request):
+def daphne_server(demo_var, tmp_path_factory, request):
     """Base URL of a daphne serving the demo campaign; stopped after the module. A test module may set
     SERVER_SETUP: Python that `manage.py shell` runs after the demo loads (more encounters, say)."""
     var = tmp_path_factory.mktemp("fray-var")
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")}
-    env.update(FRAY_VAR_DIR=str(var), DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false")
-    manage = [sys.executable, str(ROOT / "manage.py")]
-    for args in (
-        ["migrate", "--noinput", "-v0"],
-        ["collectstatic", "--noinput", "-v0"],
-        ["load_demo"],
-        ["shell", "-c", ADD_LURKER + getattr(request.module, "SERVER_SETUP", "")],
+    # SQLite's backup API copies the demo database whole, whatever its write-ahead log still holds.
+    with (
+        closing(sqlite3.connect(demo_var / "fray.sqlite3")) as source,
+        closing(sqlite3.connect(var / "fray.sqlite3")) as copy,
     ):
-        done = subprocess.run(manage + args, env=env, cwd=ROOT, capture_output=True, text=True)
-        assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+        source.backup(copy)
+    (var / "staticfiles").symlink_to(demo_var / "staticfiles", target_is_directory=True)
+    env = _server_env(var)
+    if setup := getattr(request.module, "SERVER_SETUP", ""):
+        _manage(env, "shell", "-c", setup)
     port = _free_port()
     log = open(var / "daphne.log", "w")
     daphne = subprocess.Popen(
