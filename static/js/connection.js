@@ -112,5 +112,14 @@
     });
   }
   if (window.htmx) htmx.registerExtension("fray-link", { htmx_before_swap: keepOpen });
+
+  // On a slow link htmx may process the page, and its socket open, before this deferred script arrives: then
+  // the "connected" event has come and gone. Take hx-ws's connection from the table itself (where hx-ws 4.0.1
+  // keeps it) so the badge and the heartbeat start from the truth.
+  var early = live._htmx && live._htmx.ws && live._htmx.ws.connection;
+  if (early && !connection) {
+    connection = early;
+    alive = isOpen(early.socket);  // still opening: its "connected" event is yet to come
+  }
   show();
 })();
