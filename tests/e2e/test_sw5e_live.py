@@ -19,6 +19,7 @@ from tests.e2e.live import (
     fits,
     log_in,
     phone_opener,
+    pick_model,
     reviews_keep_gm_secrets,
 )
 
@@ -81,7 +82,7 @@ def edit_the_red_talon(gm):
 def build_the_encounter(gm):
     gm.get_by_role("link", name=CAMPAIGN).click()
     gm.get_by_role("link", name="New encounter").click()
-    gm.get_by_label("Combat model").select_option(label="SW5e starships")
+    pick_model(gm.get_by_label("Combat model"), "SW5e starships")
     lantern = gm.get_by_label("Wayward Lantern (party ship)")
     expect(lantern).to_be_visible()  # the form came back for SW5e
     gm.get_by_label("Name", exact=True).fill(ENCOUNTER)

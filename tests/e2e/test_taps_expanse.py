@@ -12,7 +12,15 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e import live
-from tests.e2e.live import join_table, keeps_gm_secrets, log_has, log_in, phone_opener, start_built_encounter
+from tests.e2e.live import (
+    join_table,
+    keeps_gm_secrets,
+    log_has,
+    log_in,
+    phone_opener,
+    pick_model,
+    start_built_encounter,
+)
 
 pytestmark = [pytest.mark.e2e]
 daphne_server = live.daphne_server  # the fixture, found by pytest as a name of this module
@@ -36,9 +44,7 @@ class Taps:
 
 def build(gm, encounter):
     gm.get_by_role("link", name="New encounter").click()
-    model = gm.get_by_label("Combat model")
-    expect(model).to_have_attribute("data-htmx-powered", "true")  # htmx has set up the select
-    model.select_option(label="The Expanse (AGE)")
+    pick_model(gm.get_by_label("Combat model"), "The Expanse (AGE)")
     expect(gm.get_by_label("More stunts for this encounter")).to_be_visible()
     gm.get_by_label("Name", exact=True).fill(encounter)
     party = gm.locator("fieldset", has=gm.locator("legend", has_text="Player characters"))

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e import live
-from tests.e2e.live import join_table, log_has, log_in, phone_opener, start_built_encounter
+from tests.e2e.live import join_table, log_has, log_in, phone_opener, pick_model, start_built_encounter
 
 pytestmark = [pytest.mark.e2e]
 daphne_server = live.daphne_server  # the fixture, found by pytest as a name of this module
@@ -36,9 +36,7 @@ class Taps:
 
 def build(gm, encounter):
     gm.get_by_role("link", name="New encounter").click()
-    model = gm.get_by_label("Combat model")
-    expect(model).to_have_attribute("data-htmx-powered", "true")  # htmx has set up the select (see test_sw5e_live)
-    model.select_option(label="SW5e starships")
+    pick_model(gm.get_by_label("Combat model"), "SW5e starships")
     lantern = gm.get_by_label("Wayward Lantern (party ship)")
     expect(lantern).to_be_visible()
     gm.get_by_label("Name", exact=True).fill(encounter)
