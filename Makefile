@@ -11,7 +11,8 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/fray
 REDIS_TEST_URL ?= redis://127.0.0.1:6379/0
-# pytest-xdist workers for the unit suite; `make test XDIST=` runs it in one process.
+# pytest-xdist workers for the unit and browser suites (a browser test module stays on one worker, with its own
+# daphne); `make test XDIST=` runs each in one process.
 XDIST ?= auto
 # The interpreter named in .python-version: pyenv's shim, a plain python3.13/3.12, or pyenv's install folder.
 PYTHON ?= $(shell v=$$(cut -d. -f1,2 .python-version); \
@@ -73,7 +74,7 @@ test-unit: setup
 	$(BIN)/pytest -m "not integration and not e2e" $(if $(XDIST),-n $(XDIST))
 
 test-e2e: setup browser $(NODE_STAMP)
-	$(BIN)/pytest tests/e2e -m e2e
+	$(BIN)/pytest tests/e2e -m e2e $(if $(XDIST),-n $(XDIST) --dist loadfile)
 
 # Debian's HAProxy runs in front of two web replicas in the integration suite (tests/integration/test_proxy.py).
 # Debian puts it in /usr/sbin, which is not on every user's PATH.
