@@ -95,3 +95,47 @@ def test_a_burn_bryte_declaration_defaults_to_a_standing_pc():
     )
     assert gm.all_pcs[0].key != first.id  # the declaration's target list opens on a PC still standing
     assert {p.key for p in gm.all_pcs} == {p.id for p in state.pcs()}
+
+
+# --- every model: in every state of the stored fights, a default target is a standing enemy -------------------------
+
+
+def _states(model):
+    from tests.combat.typed_views import stored_states
+
+    return list(stored_states(model))
+
+
+def test_every_models_default_target_is_a_standing_enemy_in_every_stored_state():
+    from combat.tables import burn_bryte, expanse, hero, sw5e
+
+    checked = 0
+    for step, state in _states("hero"):
+        for f in state.fighters:
+            foes = hero._panel(state, f, gm=True).foes
+            if foes:
+                first = state.fighter(foes[0].key)
+                assert first.side != f.side and not first.out, (step, f.id)
+                checked += 1
+    for step, state in _states("expanse"):
+        for f in state.fighters:
+            default = expanse._panel(state, f, gm=True).default_target
+            if default:
+                first = state.fighter(default)
+                assert first.side != f.side and not first.out, (step, f.id)
+                checked += 1
+    for step, state in _states("sw5e"):
+        for f in state.fighters:
+            default = sw5e.crew_controls(state, f).default_target
+            if default:
+                own, target = state.ship(f.ship), state.ship(default)
+                assert target.side != own.side and target.active, (step, f.id)
+                checked += 1
+    for step, state in _states("burn_bryte"):
+        for f in state.pcs():
+            targets = burn_bryte._targets(state, f)
+            if targets:
+                first = state.fighter(targets[0].key)
+                assert first.side != f.side and not first.down, (step, f.id)
+                checked += 1
+    assert checked > 50
