@@ -22,6 +22,7 @@ from combat.rules.stats import BOOL, CHOICE, INT, TAGS, StatSchema
 
 logger = logging.getLogger(__name__)
 
+MARKDOWN_HELP = "Markdown works: *emphasis*, **bold**, lists (- item) and links ([text](https://…))."
 TIMEZONE_CHOICES = [(name, name) for name in sorted(zoneinfo.available_timezones())]
 TIMEZONE_ERRORS = {
     "required": "Choose your time zone, such as Europe/Paris.",
@@ -106,6 +107,7 @@ class CampaignForm(forms.ModelForm):
             "description": forms.Textarea(attrs={"rows": 3}),
             "reminder_offsets": forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "24, 1"}),
         }
+        help_texts = {"description": MARKDOWN_HELP}
 
     def clean_reminder_offsets(self):
         """'1, 24h, 24' is stored as '24,1': largest first, no repeats."""
@@ -117,6 +119,7 @@ class GMNotesForm(forms.ModelForm):
         model = Campaign
         fields = ("gm_notes",)
         widgets = {"gm_notes": forms.Textarea(attrs={"rows": 6})}
+        help_texts = {"gm_notes": MARKDOWN_HELP}
 
     def clean(self):
         # A post without the box at all (a stray or crafted request) must not read as "clear my notes".
