@@ -22,12 +22,28 @@ from combat.rules.stats import BOOL, CHOICE, INT, TAGS, StatSchema
 
 logger = logging.getLogger(__name__)
 
+MARKDOWN_HELP = "Markdown works: *emphasis*, **bold**, lists (- item) and links ([text](https://…))."
 TIMEZONE_CHOICES = [(name, name) for name in sorted(zoneinfo.available_timezones())]
+TIMEZONE_ERRORS = {
+    "required": "Choose your time zone, such as Europe/Paris.",
+    "invalid_choice": "“%(value)s” is not a time zone Fray knows. Choose yours from the list, such as Europe/Paris.",
+}
 
 
 class SignupForm(UserCreationForm):
     email = forms.EmailField(required=False, help_text="Optional: for invites and session reminders.")
-    timezone = forms.ChoiceField(choices=TIMEZONE_CHOICES, initial="UTC")
+    timezone = forms.ChoiceField(
+        label="Time zone",
+        choices=TIMEZONE_CHOICES,
+        initial="UTC",
+        error_messages=TIMEZONE_ERRORS,
+        help_text="Session times are shown in it. Filled in from your browser; change it if it is wrong.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:  # a fresh page: static/js/timezone.js puts the browser's zone in (never over a choice)
+            self.fields["timezone"].widget.attrs["data-browser-timezone"] = ""
 
     class Meta(UserCreationForm.Meta):
         model = User
@@ -67,7 +83,7 @@ class PasswordResetRequestForm(PasswordResetForm):
 
 
 class ProfileForm(forms.ModelForm):
-    timezone = forms.ChoiceField(choices=TIMEZONE_CHOICES)
+    timezone = forms.ChoiceField(label="Time zone", choices=TIMEZONE_CHOICES, error_messages=TIMEZONE_ERRORS)
 
     class Meta:
         model = User
@@ -91,6 +107,7 @@ class CampaignForm(forms.ModelForm):
             "description": forms.Textarea(attrs={"rows": 3}),
             "reminder_offsets": forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "24, 1"}),
         }
+        help_texts = {"description": MARKDOWN_HELP}
 
     def clean_reminder_offsets(self):
         """'1, 24h, 24' is stored as '24,1': largest first, no repeats."""
@@ -102,6 +119,7 @@ class GMNotesForm(forms.ModelForm):
         model = Campaign
         fields = ("gm_notes",)
         widgets = {"gm_notes": forms.Textarea(attrs={"rows": 6})}
+        help_texts = {"gm_notes": MARKDOWN_HELP}
 
     def clean(self):
         # A post without the box at all (a stray or crafted request) must not read as "clear my notes".

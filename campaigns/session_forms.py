@@ -5,6 +5,7 @@ from datetime import timedelta
 from django import forms
 from django.utils import timezone
 
+from campaigns.forms import MARKDOWN_HELP
 from campaigns.models import GameSession, Rsvp
 
 MAX_LENGTH_MINUTES = 24 * 60
@@ -33,7 +34,7 @@ class SessionForm(forms.Form):
         required=False,
         max_length=4000,
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="Everyone in the campaign sees these.",
+        help_text="Everyone in the campaign sees these. " + MARKDOWN_HELP,
     )
 
     def __init__(self, *args, instance: GameSession | None = None, **kwargs):

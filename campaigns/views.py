@@ -7,7 +7,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -56,7 +56,7 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect(_safe_next(request))
+        return _join_invite_in_next(request) or redirect(_safe_next(request))
     return render(
         request,
         "registration/signup.html",
@@ -75,6 +75,33 @@ class BadRequestOnErrors:
 class LoginView(BadRequestOnErrors, auth_views.LoginView):
     authentication_form = LoginForm
     redirect_authenticated_user = True
+
+    def form_valid(self, form) -> HttpResponse:
+        response = super().form_valid(form)
+        return _join_invite_in_next(self.request) or response
+
+
+def _join_invite_in_next(request) -> HttpResponse | None:
+    """After a sign-up or log-in that came from an invite link (`next` is /join/<token>/): the person asked to
+    join when they chose to sign up or log in there, so they join now and land in the campaign. None when `next`
+    is no invite link; an invite that cannot be used goes back to its page, which says why."""
+    target = _safe_next(request)
+    try:
+        match = resolve(target)
+    except Resolver404:
+        return None
+    if match.url_name != "join_link":
+        return None
+    try:
+        invite = services.find_invite(token=match.kwargs["token"])
+        _membership, created = services.join_campaign(request.user, invite)
+    except services.ServiceError:
+        return redirect(target)
+    if created:
+        messages.success(request, f"Welcome to {invite.campaign.name}! Make your character next.")
+    else:
+        messages.info(request, f"You are already in {invite.campaign.name}.")
+    return redirect(invite.campaign)
 
 
 class PasswordChangeView(BadRequestOnErrors, auth_views.PasswordChangeView):
@@ -238,12 +265,21 @@ def invite_revoke(request, campaign_id):
     return redirect(reverse("campaign", args=[campaign_id]) + "#invite")
 
 
-@login_required
 def join_link(request, token):
+    """An invite link. Logged out, it says which campaign and which GM invite you (nothing else of the campaign)
+    and offers to sign up or log in, either of which joins and lands you in the campaign."""
     try:
         invite = services.find_invite(token=token)
     except services.ServiceError as exc:
+        if not request.user.is_authenticated:
+            return render(request, "campaigns/join_invited.html", {"error": str(exc)}, status=404)
         return render(request, "campaigns/join.html", {"error": str(exc), "form": JoinCodeForm()}, status=404)
+    if not request.user.is_authenticated:
+        return render(
+            request,
+            "campaigns/join_invited.html",
+            {"campaign_name": invite.campaign.name, "gm_name": str(invite.created_by), "next": request.path},
+        )
     return _join(request, invite)
 
 

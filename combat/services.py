@@ -232,6 +232,8 @@ def submit(
             if name == END:
                 return _end(encounter, user, key)
             events = engine.decide(state, command, dice or Dice())
+            if not events:  # the command changes nothing (the same order set twice): no log line, no version
+                return Result(ok=True, seqs=[])
             seqs = _append(encounter, engine, state, events, user, key)
     except RuleError as exc:
         return Result(ok=False, error=str(exc))

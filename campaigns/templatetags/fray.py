@@ -1,5 +1,7 @@
 from django import template
 
+from campaigns.markdown import render
+
 register = template.Library()
 
 
@@ -15,3 +17,9 @@ def join_if_list(value):
 def outcome_for(encounter, gm):
     """`{{ encounter|outcome_for:membership.is_gm }}`: how the fight went, as this viewer may know it."""
     return encounter.outcome_for(gm=bool(gm))
+
+
+@register.filter(is_safe=True)
+def markdown(text):
+    """`{{ campaign.description|markdown }}`: Markdown rendered to sanitised HTML (campaigns.markdown)."""
+    return render(str(text or ""))

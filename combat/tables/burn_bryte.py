@@ -265,7 +265,7 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
         failure_default=state.settings.get("failure_default", "collapse"),
         pcs_left=tuple(f.name for f in state.pcs_left()),
         all_enemies=tuple(Named(key=f.id, name=f.name) for f in state.enemies() if not f.down),
-        all_pcs=tuple(Named(key=f.id, name=f.name) for f in state.pcs()),
+        all_pcs=tuple(Named(key=f.id, name=f.name) for f in sorted(state.pcs(), key=lambda f: f.down)),
         undeclared=tuple(
             f.name
             for f in state.enemies()

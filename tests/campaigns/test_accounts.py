@@ -147,7 +147,7 @@ def test_profile_time_zone_must_be_real(client, gm):
     client.force_login(gm)
     response = client.post(reverse("profile"), {"first_name": "Gemma", "email": "", "timezone": "Mars/Olympus"})
     assert response.status_code == 400
-    assert "Select a valid choice" in response.content.decode()
+    assert "“Mars/Olympus” is not a time zone Fray knows." in response.content.decode()
     gm.refresh_from_db()
     assert gm.timezone == "UTC"
 
@@ -210,3 +210,21 @@ def test_failures_from_another_address_never_lock_the_gm_out(client, gm, setting
     response = at_home.post(reverse("login"), {"username": "gemma", "password": PASSWORD}, REMOTE_ADDR=GM_HOME)
     assert response.status_code == 302
     assert at_home.get(reverse("home")).context["user"] == gm
+
+
+def test_the_sign_up_page_asks_the_browser_for_the_time_zone(client):
+    page = client.get(reverse("signup")).content.decode()
+    assert "data-browser-timezone" in page and "/static/js/timezone" in page
+    assert "<script>" not in page and "onload" not in page  # no inline code: the CSP forbids it
+
+
+def test_sign_up_refuses_an_unknown_time_zone_with_a_sentence(client):
+    response = client.post(
+        reverse("signup"),
+        {"username": "gemma", "timezone": "Mars/Olympus", "password1": PASSWORD, "password2": PASSWORD},
+    )
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "“Mars/Olympus” is not a time zone Fray knows. Choose yours from the list, such as Europe/Paris." in page
+    assert "data-browser-timezone" not in page  # the refused form keeps what was sent, never the browser's zone
+    assert not User.objects.filter(username="gemma").exists()

@@ -1,5 +1,7 @@
 import math
+import re
 from datetime import timedelta
+from urllib.parse import quote
 
 import pytest
 from django.core import mail
@@ -8,6 +10,7 @@ from django.utils import timezone
 
 from campaigns import services
 from campaigns.models import JOIN_CODE_ALPHABET, Invite, Membership
+from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -54,11 +57,70 @@ def test_join_by_link_after_confirming(client, outsider, campaign, invite):
     assert invite.uses == 1
 
 
-def test_link_sends_anonymous_visitors_to_log_in_first(client, invite):
-    url = reverse("join_link", args=[invite.token])
-    response = client.get(url)
-    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
-    assert "next=" in response["Location"]
+def test_a_logged_out_visitor_sees_the_campaign_and_gm_and_nothing_else(client, gm, campaign, invite, pc):
+    gm.first_name = "Gemma the GM"
+    gm.save()
+    response = client.get(reverse("join_link", args=[invite.token]))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Gemma the GM invites you to play in Drift" in " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    link = reverse("join_link", args=[invite.token])
+    login, signup = (reverse(name) + "?next=" + quote(link) for name in ("login", "signup"))
+    assert f'href="{login}"' in page and f'href="{signup}"' in page
+    for secret in ("Space!", "SECRET", "Luwe", "ana", "ben", "Burn Bryte", invite.code):
+        assert secret not in page, secret
+    assert Membership.objects.filter(campaign=campaign).count() == 3  # the GM and the two players: nobody joined
+
+
+def test_signing_up_from_an_invite_link_joins_and_lands_in_the_campaign(client, campaign, invite):
+    link = reverse("join_link", args=[invite.token])
+    response = client.post(
+        reverse("signup") + "?next=" + quote(link),
+        {"username": "dee", "timezone": "UTC", "password1": PASSWORD, "password2": PASSWORD, "next": link},
+    )
+    assert response.status_code == 302 and response["Location"] == campaign.get_absolute_url()
+    assert Membership.objects.get(campaign=campaign, user__username="dee").role == "player"
+    page = client.get(response["Location"]).content.decode()
+    assert "Welcome to Drift!" in page
+    invite.refresh_from_db()
+    assert invite.uses == 1
+
+
+def test_logging_in_from_an_invite_link_joins_and_lands_in_the_campaign(client, outsider, campaign, invite):
+    link = reverse("join_link", args=[invite.token])
+    response = client.post(
+        reverse("login") + "?next=" + quote(link),
+        {"username": outsider.username, "password": PASSWORD, "next": link},
+    )
+    assert response.status_code == 302 and response["Location"] == campaign.get_absolute_url()
+    assert Membership.objects.get(campaign=campaign, user=outsider).role == "player"
+
+
+def test_logging_in_as_a_member_from_the_link_just_opens_the_campaign(client, player, campaign, invite):
+    link = reverse("join_link", args=[invite.token])
+    response = client.post(reverse("login"), {"username": player.username, "password": PASSWORD, "next": link})
+    assert response["Location"] == campaign.get_absolute_url()
+    assert Membership.objects.filter(campaign=campaign, user=player).count() == 1
+    invite.refresh_from_db()
+    assert invite.uses == 0
+
+
+def test_a_dead_invite_link_says_so_to_a_logged_out_visitor(client, gm, campaign, invite):
+    services.revoke_invites(campaign)
+    response = client.get(reverse("join_link", args=[invite.token]))
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "That invite was withdrawn by the GM." in page and "Drift" not in page
+    assert client.get("/join/not-a-token/").status_code == 404
+
+
+def test_a_withdrawn_invite_after_the_visit_refuses_the_join_but_keeps_the_login(client, outsider, campaign, invite):
+    link = reverse("join_link", args=[invite.token])
+    Invite.objects.filter(pk=invite.pk).update(revoked_at=timezone.now())
+    response = client.post(reverse("login"), {"username": outsider.username, "password": PASSWORD, "next": link})
+    assert response["Location"] == link  # its page says why
+    assert "That invite was withdrawn by the GM." in client.get(link).content.decode()
+    assert not Membership.objects.filter(campaign=campaign, user=outsider).exists()
 
 
 @pytest.mark.parametrize("typed", ["{code}", "{lower}", "{dashed}", " {dashed_lower} "])

@@ -7,6 +7,7 @@ writes one; `tests/combat/test_stored_logs.py` replays every fixture through tod
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -50,3 +51,14 @@ def record(name: str, model: str, initial: Any, events: Sequence[Event]) -> Path
 
 def fixtures() -> Iterator[Path]:
     return iter(sorted(FIXTURES.glob("*.json")))
+
+
+def as_stored(state_type, replayed: dict, stored: dict) -> dict:
+    """The replayed state without the fields added to the state after the log was stored, provided each still
+    holds its default there: a later field may not change what an old log replays to."""
+    defaults = {
+        f.name: to_json(f.default if f.default is not dataclasses.MISSING else f.default_factory())
+        for f in dataclasses.fields(state_type)
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+    }
+    return {k: v for k, v in replayed.items() if k in stored or k not in defaults or v != defaults[k]}

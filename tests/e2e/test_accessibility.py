@@ -132,6 +132,7 @@ PAGES = {
     "notifications": ("ana", "/notifications/", "Notifications"),
     "join by code": ("dee", "/join/", "Join a campaign"),
     "join link": ("dee", f"/join/{INVITE}/", f"Join {DEMO_CAMPAIGN}?"),
+    "join link, logged out": (None, f"/join/{INVITE}/", f"Join {DEMO_CAMPAIGN}"),
     "campaign": ("ana", (), DEMO_CAMPAIGN),
     "character": ("ana", ("Luwe",), "Luwe"),
     "character form": ("ana", ("New character",), "New character"),

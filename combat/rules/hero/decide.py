@@ -210,6 +210,8 @@ def _order_ties(state: State, c: OrderTies, dice: Dice) -> list[Event]:
     order = list(state.order)
     for slot, fid in zip(slots, ids, strict=True):
         order[slot] = fid
+    if tuple(order) == state.order and set(ids) <= set(state.ties_set):
+        return []  # the GM already set this very order (a second click): nothing to record
     return [TiesOrdered(order=tuple(order), moved=ids)]
 
 

@@ -125,6 +125,7 @@ def _segment_started(state: State, event: SegmentStarted) -> State:
         acting_since=0,
         recovering=(),
         skipped=event.skipped,
+        ties_set=(),
     )
     for fid in event.lost_holds:
         f = state.fighter(fid)
@@ -137,7 +138,8 @@ def _recovered(state: State, event: Recovered) -> State:
 
 
 def _ties_ordered(state: State, event: TiesOrdered) -> State:
-    return replace(state, order=event.order)
+    ties_set = state.ties_set + tuple(fid for fid in event.moved if fid not in state.ties_set)
+    return replace(state, order=event.order, ties_set=ties_set)
 
 
 def _phase_spent(state: State, event: PhaseSpent) -> State:

@@ -168,6 +168,7 @@ class State:
     acting_since: int = 0  # tick of the phase that holder held
     recovering: tuple[str, ...] = ()  # took a Recovery this segment; it lands when the segment ends
     skipped: tuple[int, ...] = ()  # segments passed over with nobody to act just before this one
+    ties_set: tuple[str, ...] = ()  # characters whose DEX tie the GM ordered in this segment
     settings: dict[str, str | int | bool] = field(default_factory=dict)
 
     @property
@@ -216,12 +217,13 @@ class State:
         return tuple(f.mark(s) or ("phase" if s in f.phases else "") for s in range(1, 13))
 
     def tied_groups(self) -> tuple[tuple[str, ...], ...]:
-        """Characters still to act this segment who share a DEX (for the GM to order)."""
+        """Characters still to act this segment who share a DEX, for the GM to order: a group the GM already
+        ordered in this segment is not asked about again."""
         waiting = self.order[self.cursor :]
         groups: dict[int, list[str]] = {}
         for fid in waiting:
             groups.setdefault(self.fighter(fid).initiative_dex, []).append(fid)
-        return tuple(tuple(g) for g in groups.values() if len(g) > 1)
+        return tuple(tuple(g) for g in groups.values() if len(g) > 1 and not set(g) <= set(self.ties_set))
 
 
 def name_of(state: State, fighter_id: str) -> str:
