@@ -1,0 +1,94 @@
+"""A reveal at the live table: the GM's control, and what reaches players' pages and websocket frames.
+
+Before the reveal no player's page or frame carries the unseen combatant's name; the reveal's frame does, on
+every player's socket, and the GM's table offers "Reveal" only beside a combatant the party cannot see.
+"""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import Client
+
+from combat import services
+from combat.models import Encounter
+from tests.combat.test_consumers import (  # noqa: F401  (fixtures)
+    LURKER,
+    _close_worker_connections,
+    _with_a_lurker,
+    act,
+    npc_key,
+    pc_key,
+    receive,
+    receive_update,
+    sockets,
+)
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
+
+
+@sync_to_async
+def page(user, encounter: Encounter) -> str:
+    client = Client()
+    client.force_login(user)
+    response = client.get(encounter.get_absolute_url())
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+async def test_a_reveal_reaches_every_players_socket_and_page_and_no_name_leaks_before(
+    campaign, gm, player, other_player, pc, npc, sockets
+):
+    encounter, lurker = await _with_a_lurker(campaign, gm, pc, npc)
+    gm_page = await page(gm, encounter)
+    assert 'name="command" value="reveal"' in gm_page and f'value="{lurker}"' in gm_page
+    gm_socket, _, _ = await sockets(gm, encounter)
+    phone, _, _ = await sockets(player, encounter)
+    watcher, _, _ = await sockets(other_player, encounter)  # a player without a character in the fight
+    for socket in (gm_socket, phone, watcher):
+        await receive(socket, 1)
+
+    for user in (player, other_player):
+        html = await page(user, encounter)
+        assert LURKER not in html and 'value="reveal"' not in html
+
+    # The unseen enemy acts: GM-only, no frame for players; then the GM reveals it.
+    await act(gm, encounter, "declare", {"enemy": lurker, "target": pc_key(pc), "text": "creeps"}, "hidden")
+    [gm_html] = await receive(gm_socket, 1)
+    assert LURKER in gm_html
+    for socket in (phone, watcher):
+        assert await socket.receive_nothing(timeout=0.3)
+
+    await act(gm, encounter, "reveal", {"fighter": lurker}, "reveal")
+    for socket in (phone, watcher):
+        table, _ = await receive_update(socket, encounter.pk)
+        assert f"{LURKER} is revealed." in table  # the log line
+        assert table.count(LURKER) >= 2  # and the enemies list
+        assert "creeps" in table  # its declaration, now in sight
+    [gm_html] = await receive(gm_socket, 1)
+    assert f"{LURKER} is revealed." in gm_html
+    for user in (player, other_player):
+        assert LURKER in await page(user, encounter)
+    assert 'value="reveal"' not in await page(gm, encounter)  # nobody is left to reveal
+
+    # Undo takes it off the table again; the log keeps the undone line struck through, as it does every entry.
+    await act(gm, encounter, "undo", {}, "undo")
+    for socket in (phone, watcher):
+        table, _ = await receive_update(socket, encounter.pk)
+        assert table.count(LURKER) == 1 and f"<s>{LURKER} is revealed.</s>" in table
+        assert "creeps" not in table
+    for user in (player, other_player):
+        assert (await page(user, encounter)).count(LURKER) == 1
+
+
+async def test_a_player_cannot_reveal(campaign, gm, player, pc, npc):
+    encounter, lurker = await _with_a_lurker(campaign, gm, pc, npc)
+    result = await sync_to_async(services.submit)(encounter.pk, player, "reveal", {"fighter": lurker}, "try")
+    assert not result.ok
+    assert LURKER not in (result.error or "")
+
+
+async def test_revealing_one_in_sight_is_refused_with_a_sentence(campaign, gm, pc, npc):
+    encounter, _ = await _with_a_lurker(campaign, gm, pc, npc)
+    result = await sync_to_async(services.submit)(encounter.pk, gm, "reveal", {"fighter": npc_key(npc)}, "again")
+    assert not result.ok and "already in sight" in result.error
