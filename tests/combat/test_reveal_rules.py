@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combat.rules import burn_bryte as bb
+from combat.rules import expanse as ex
+from combat.rules import hero as h
 from combat.rules.core import (
     Logged,
     Reveal,
@@ -184,3 +186,125 @@ def test_burn_bryte_reveal_then_undo_is_the_state_before(hidden, which):
     assert {f.id for f in t.state.fighters if unseen(t.state, f.id)} == hidden - {fid}
     t.undo_last()
     assert to_json(t.state) == to_json(state)
+
+
+# --- The Expanse --------------------------------------------------------------------------------------------------
+
+EX_ZERO = dict.fromkeys(ex.ABILITIES, 0)
+
+
+def ex_start(**settings_):
+    def fighter(id, name, side, owner=None, **kw):
+        abilities = {**EX_ZERO, "Accuracy": 3, "Dexterity": 2}
+        return ex.Fighter(id=id, name=name, side=side, owner=owner, abilities=abilities, defense=11, **kw)
+
+    fighters = (
+        fighter("luwe", "Luwe", "pc", 1, aware_of=("thug",)),
+        fighter("furo", "Furo", "pc", 2, aware_of=("thug",)),
+        fighter("thug", "Thug", "enemy", aware_of=("luwe", "furo")),
+        fighter("sniper", "Belter sniper", "enemy", aware_of=("luwe", "furo")),
+    )
+    state = ex.initial_state(fighters, settings_)
+    order = ("sniper", "luwe", "thug", "furo")
+    ranks = {fid: 20 - i for i, fid in enumerate(order)}
+    state = replace(
+        state,
+        fighters=tuple(replace(f, initiative=ranks[f.id]) for f in state.fighters),
+        order=order,
+        initiative_rolled=True,
+    )
+    t = Log(ex, state)
+    t.do(ex.NextTurn())
+    return t
+
+
+def ex_shot(actor, target):
+    return ex.Attack(actor=actor, action="ranged_attack", weapon="pistol", target=target, distance=10)
+
+
+def test_expanse_the_sniper_is_revealed_when_it_attacks():
+    """Issue 17: "the Expanse sniper attacked twice and stayed 'someone unseen'". With the GM's setting "An unseen
+    combatant is revealed when it attacks" (on by default) its first shot gives it away, and players read its name;
+    undo takes back the shot and the reveal together."""
+    t = ex_start()
+    before = t.state
+    events = t.do(ex_shot("sniper", "luwe"), faces=[1, 2, 3])
+    assert events[0] == Revealed(fighter="sniper", cause="attack")
+    assert players_words(ex, before, events[0]) == "Belter sniper is revealed as it attacks."
+    assert players_words(ex, t.state, events[1]).startswith("Belter sniper makes a Ranged Attack")
+    assert not unseen(t.state, "sniper")
+    t.undo_last()
+    assert t.state == before
+
+
+def test_expanse_the_sniper_stays_unseen_when_the_gm_says_attacks_do_not_reveal():
+    t = ex_start(attack_reveals=False)
+    before = t.state
+    [event] = t.do(ex_shot("sniper", "luwe"), faces=[1, 2, 3])
+    assert players_words(ex, before, event).startswith("Someone unseen makes a Ranged Attack")
+    assert unseen(t.state, "sniper")
+
+
+def test_expanse_a_pc_attacks_only_a_visible_enemy_until_the_gm_reveals_the_sniper():
+    """Seed 004: "Ranged Attack | You fire or throw a ranged weapon at one visible enemy within range." A PC cannot
+    shoot at the unseen sniper (and the refusal does not name it); once the GM reveals it, Luwe can."""
+    t = ex_start(attack_reveals=False)
+    t.do(ex.EndTurn(actor="sniper"))
+    assert t.state.turn == "luwe"
+    with pytest.raises(RuleError) as refused:
+        ex.decide(t.state, ex_shot("luwe", "sniper"), ScriptedDice([1, 2, 3]))
+    assert "Belter" not in str(refused.value) and "cannot see" in str(refused.value)
+    [revealed] = t.do(Reveal(fighter="sniper"))
+    assert players_words(ex, t.initial, revealed) == "Belter sniper is revealed."
+    events = t.do(ex_shot("luwe", "sniper"), faces=[1, 2, 3])
+    assert [type(e) for e in events][0] is ex.Tested and events[0].test.target == "sniper"
+
+
+def test_expanse_reveal_refuses_one_in_sight():
+    with pytest.raises(RuleError, match="already in sight"):
+        ex.decide(ex_start().state, Reveal(fighter="thug"), ScriptedDice(()))
+
+
+# --- HERO System --------------------------------------------------------------------------------------------------
+
+
+def hero_start(**settings_):
+    def sheet(key, name, side, owner, aware, **stats):
+        base = dict(spd=3, dex=14, initiative_dex=14, con=10, rec=4, ocv=5, dcv=5, stun=25, stun_max=25)
+        return h.fighter_from_sheet(key, name, side, owner, {**base, **stats}, aware)
+
+    fighters = (
+        sheet("ana", "Ana", "pc", 1, ("ogre",), dex=18, initiative_dex=18),
+        sheet("bo", "Bo", "pc", 2, ("ogre",)),
+        sheet("ogre", "Ogre", "enemy", None, ("ana", "bo"), dex=11, initiative_dex=11),
+        sheet("lurker", "Lurker", "enemy", None, ("ana", "bo"), initiative_dex=30),
+    )
+    t = Log(h, h.initial_state(fighters, settings_))
+    t.do(h.NextSegment())  # segment 12 of turn 1: everyone acts, the Lurker first (DEX 30)
+    return t
+
+
+def test_hero_an_unseen_attacker_is_revealed_by_its_attack():
+    """Rules notes (hero-speed-chart.md) leave hidden attackers open: the GM's setting "An unseen combatant is
+    revealed when it attacks" (on by default) reveals the Lurker as it attacks; undo takes both back."""
+    t = hero_start()
+    assert t.state.floor == "lurker" and unseen(t.state, "lurker")
+    before = t.state
+    events = t.do(h.Attack(actor="lurker", target="ana", dice=1), faces=[2, 2, 2, 2])
+    assert events[0] == Revealed(fighter="lurker", cause="attack")
+    assert players_words(h, before, events[0]) == "Lurker is revealed as it attacks."
+    assert players_words(h, t.state, events[1]).startswith("Lurker attacks Ana")
+    t.undo_last()
+    assert t.state == before
+
+
+def test_hero_the_gm_reveals_the_lurker_before_combat_begins_and_a_pc_may_then_attack_it():
+    """Notes: a character attacks only someone it is aware of; the GM's reveal makes the party aware."""
+    t = hero_start(attack_reveals=False)
+    events = t.do(h.Attack(actor="lurker", target="ana", dice=1), faces=[2, 2, 2, 2])
+    assert not any(isinstance(e, Revealed) for e in events) and unseen(t.state, "lurker")
+    [revealed] = t.do(Reveal(fighter="lurker"))
+    assert revealed == Revealed(fighter="lurker")
+    assert all("lurker" in f.aware_of for f in t.state.pcs())
+    fresh = h.initial_state(t.initial.fighters, {})
+    assert h.decide(fresh, Reveal(fighter="lurker"), ScriptedDice(())) == [Revealed(fighter="lurker")]
