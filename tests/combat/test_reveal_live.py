@@ -92,3 +92,22 @@ async def test_revealing_one_in_sight_is_refused_with_a_sentence(campaign, gm, p
     encounter, _ = await _with_a_lurker(campaign, gm, pc, npc)
     result = await sync_to_async(services.submit)(encounter.pk, gm, "reveal", {"fighter": npc_key(npc)}, "again")
     assert not result.ok and "already in sight" in result.error
+
+
+def test_an_expanse_pc_is_offered_no_unseen_target_until_the_reveal():
+    """Issue 17: players were offered "Roll the attack" at "Nobody in sight", which then failed. A PC's targets
+    are the enemies it is aware of, whoever looks (the GM acting for the PC too); the reveal adds the sniper."""
+    from combat.rules import expanse as ex
+    from combat.rules.core import Reveal
+    from combat.rules.dice import ScriptedDice
+    from combat.tables import expanse as table
+    from tests.combat.test_reveal_rules import ex_start
+
+    t = ex_start(attack_reveals=False)
+    luwe = t.state.fighter("luwe")
+    for gm in (True, False):
+        assert [x.key for x in table._targets(t.state, luwe, gm)] == ["thug"]
+    [revealed] = ex.decide(t.state, Reveal(fighter="sniper"), ScriptedDice(()))
+    after = ex.evolve(t.state, revealed)
+    for gm in (True, False):
+        assert [x.key for x in table._targets(after, after.fighter("luwe"), gm)] == ["thug", "sniper"]
