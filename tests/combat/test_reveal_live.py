@@ -111,3 +111,32 @@ def test_an_expanse_pc_is_offered_no_unseen_target_until_the_reveal():
     after = ex.evolve(t.state, revealed)
     for gm in (True, False):
         assert [x.key for x in table._targets(after, after.fighter("luwe"), gm)] == ["thug", "sniper"]
+
+
+async def test_after_a_reveal_the_players_log_page_and_export_name_it_and_count_it(campaign, gm, player, pc, npc):
+    """Before the reveal a player's review and export leave the unseen enemy out; once revealed it has its row in
+    the summary and its place among the export's combatants, like any enemy in sight."""
+
+    @sync_to_async
+    def views(encounter):
+        import io
+
+        from django.urls import reverse
+
+        from combat import exports
+
+        client = Client()
+        client.force_login(player)
+        html = client.get(reverse("encounter_log", args=[encounter.campaign_id, encounter.pk])).content.decode()
+        out = io.StringIO()
+        exports.write_json(Encounter.objects.get(pk=encounter.pk), False, out)
+        return html, out.getvalue()
+
+    encounter, lurker = await _with_a_lurker(campaign, gm, pc, npc)
+    html, export = await views(encounter)
+    assert LURKER not in html and LURKER not in export
+    await act(gm, encounter, "reveal", {"fighter": lurker}, "reveal")
+    html, export = await views(encounter)
+    summary = html[html.index('id="sum-h"') : html.index('id="charts-h"')]
+    assert LURKER in summary and f"{LURKER} is revealed." in html
+    assert f'"name": "{LURKER}"' in export

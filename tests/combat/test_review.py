@@ -282,6 +282,7 @@ def test_expanse_players_never_see_an_unseen_enemy(campaign, gm, player, client)
             pcs=[rosa],
             enemies=[(thug, 1), (spotter, 1)],
             hidden={spotter.pk},
+            settings={"attack_reveals": False},  # the Spotter's shot leaves it unseen: the GM's choice
         ),
         gm,
     )
