@@ -140,3 +140,41 @@ async def test_after_a_reveal_the_players_log_page_and_export_name_it_and_count_
     summary = html[html.index('id="sum-h"') : html.index('id="charts-h"')]
     assert LURKER in summary and f"{LURKER} is revealed." in html
     assert f'"name": "{LURKER}"' in export
+
+
+@pytest.mark.parametrize("model", ["expanse", "hero"])
+def test_the_gms_table_offers_reveal_beside_the_unseen_only_and_players_gain_it(campaign, gm, player, model):
+    """The Expanse and HERO tables: "Reveal" beside the unseen enemy on the GM's table alone; after it the players'
+    table names the enemy, and the GM has nobody left to reveal."""
+    from campaigns.models import Character
+    from combat import fragments, store
+    from combat.models import Encounter
+    from tests.combat.helpers import valid_sheet
+
+    def npc(name):
+        return Character.objects.create(
+            campaign=campaign, name=name, kind="npc", system=model, stats=valid_sheet(model)
+        )
+
+    pc = Character.objects.create(campaign=campaign, name="Rosa", owner=player, system=model, stats=valid_sheet(model))
+    seen, lurker = npc("Guard"), npc(LURKER)
+    encounter = services.create_encounter(
+        campaign, gm, name="Dock", model=model, pcs=[pc], enemies=[(seen, 1), (lurker, 1)], hidden={lurker.pk}
+    )
+    services.start_encounter(encounter, gm)
+    key = f"npc{lurker.pk}-1"
+
+    def tables():
+        enc = Encounter.objects.get(pk=encounter.pk)
+        state = store.load_state(enc)
+        return fragments.for_gm(enc, state), fragments.for_players(enc, state) + fragments.me_html(
+            enc, state, player.pk
+        )
+
+    gm_html, players_html = tables()
+    assert gm_html.count('name="command" value="reveal"') == 1 and f'value="{key}"' in gm_html
+    assert LURKER not in players_html and 'value="reveal"' not in players_html
+    assert services.submit(encounter.pk, gm, "reveal", {"fighter": key}, "reveal").ok
+    gm_html, players_html = tables()
+    assert 'value="reveal"' not in gm_html
+    assert f"{LURKER} is revealed." in players_html and players_html.count(LURKER) >= 2
