@@ -29,7 +29,7 @@ from combat.models import Combatant, Encounter, EncounterEvent
 from combat.review import may_see_gm_only, unseen
 from combat.rules import registry
 from combat.rules.core import RuleError, Undone, is_marker, sentence
-from combat.store import engine_for, load_initial
+from combat.store import engine_for, load_initial, load_state
 
 SCHEMA = "fray.encounter-export"
 VERSION = 1
@@ -109,7 +109,9 @@ def _dice(payload: dict) -> str:
 def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     complete = gm_view
     # An imported encounter's combatants are not flagged hidden: the replayed state says who the party never saw.
+    # One revealed during the fight (unseen at the start, not at the end) is the party's to read.
     unseen_keys = set() if gm_view else unseen(load_initial(encounter))
+    revealed = unseen_keys - unseen(load_state(encounter)) if unseen_keys and encounter.state else set()
     head = {
         "schema": SCHEMA,
         "version": VERSION,
@@ -125,7 +127,7 @@ def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
         "combatants": [
             {"key": c.key, "name": c.name, "side": c.side}
             for c in encounter.combatants.order_by("pk")
-            if gm_view or c.side == "pc" or not (c.hidden or c.key in unseen_keys)
+            if gm_view or c.side == "pc" or c.key in revealed or not (c.hidden or c.key in unseen_keys)
         ],
     }
     if complete:

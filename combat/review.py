@@ -12,7 +12,8 @@ module gives no facts: the timeline is there, with no figures.
 
 Unseen enemies (an enemy whose id is in no PC's `aware_of`) never reach a player who may not see GM-only entries:
 whatever a model's `subjects` returns, their rows are left out of the summary and the character filter, so no
-figure is counted for them either; the timeline leaves them out or unnamed as the model's `describe` does.
+figure is counted for them either; the timeline leaves them out or unnamed as the model's `describe` does. An enemy
+revealed during the fight (a `Revealed` event) gets its row from then on.
 
 A Facts object may carry `credits` ((subject, figure key, amount), ...) for figures owed to someone other than
 its actor (HERO's STUN taken by an attack's target). A Facts object has `round, phase, turn, actor, action, rolls,
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 
 from combat import tables
 from combat.models import Encounter
-from combat.rules.core import MARKER_SENTENCES, Sight, active_events, is_marker
+from combat.rules.core import MARKER_SENTENCES, Revealed, Sight, active_events, is_marker
 from combat.store import engine_for, load_initial, load_log
 
 
@@ -110,6 +111,13 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
     subjects = _subjects_for(table, show_all)
     summaries = {key: Summary(key, name, side) for key, name, side in subjects(state)}
     figures = tuple((key, label) for key, label, gm_only in table.figures if show_all or not gm_only)
+
+    def add_rows(state) -> None:
+        """A row for every subject this viewer may see in `state`: for players, an enemy joins when revealed."""
+        for key, name, side in subjects(state):
+            if key not in summaries:
+                summaries[key] = Summary(key, name, side, figures={key: 0 for key, _ in figures})
+
     for s in summaries.values():
         s.figures = {key: 0 for key, _ in figures}
     entries: list[Entry] = []
@@ -160,6 +168,8 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
             _count(f, summaries, faces, damage_by_round, complexity)
         if counted:
             state = engine.evolve(state, event)
+            if isinstance(event, Revealed) and not show_all:
+                add_rows(state)
     by_complexity = {c: (int(n), int(ok), exp) for c, (n, ok, exp) in sorted(complexity.items())}
     return Review(
         entries=entries,

@@ -478,3 +478,42 @@ def test_character_of_one_campaign_is_not_reachable_through_another(client, worl
     assert client.get(reverse("character", args=[own.pk, pc.pk])).status_code == 404
     assert client.get(reverse("ship", args=[own.pk, world["ship"].pk])).status_code == 404
     assert Campaign.objects.count() == 2
+
+
+REVEAL = members(player=SENTENCE, others=SENTENCE)  # only a GM reveals; every other member is told so
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_only_a_gm_reveals_an_unseen_enemy_and_a_refusal_never_names_it(client, world, gm, role):
+    """The reveal command through encounter_act, for every role: a GM reveals the unseen enemy; anyone else is
+    refused (a sentence, a 404 or a login) without a change and without reading the enemy's name."""
+    from combat import services as combat_services
+    from combat.models import Encounter
+
+    campaign = world["campaign"]
+    lurker = Character.objects.create(campaign=campaign, name="SECRET Skulk", kind="npc", system="burn_bryte")
+    encounter = combat_services.create_encounter(
+        campaign,
+        gm,
+        name="Dark relay",
+        model="burn_bryte",
+        pcs=[world["pc"]],
+        enemies=[(lurker, 1)],
+        hidden={lurker.pk},
+    )
+    combat_services.start_encounter(encounter, gm)
+    _login(client, role, world)
+    before = snapshot()
+    response = client.post(
+        reverse("encounter_act", args=[campaign.pk, encounter.pk]),
+        {"command": "reveal", "key": "reveal", "fighter": f"npc{lurker.pk}-1"},
+    )
+    got = outcome(response)
+    assert got == REVEAL[role]
+    if got == OK:
+        state = Encounter.objects.get(pk=encounter.pk).state
+        assert all(f"npc{lurker.pk}-1" in f["aware_of"] for f in state["fighters"] if f["side"] == "pc")
+        return
+    assert snapshot() == before
+    told = " ".join(str(m) for m in get_messages(response.wsgi_request)) + response.content.decode()
+    assert "Skulk" not in told

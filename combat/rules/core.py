@@ -418,6 +418,74 @@ class Sight:
         return self._names.get(fid, "someone")
 
 
+# --- Revealing an unseen combatant: one command and one event every model that hides combatants shares ----------
+
+
+@dataclass(frozen=True)
+class Reveal(Command):
+    """The GM reveals a combatant no PC is aware of: from then on the whole party is."""
+
+    name: ClassVar[str] = "reveal"
+    label: ClassVar[str] = "Reveal"
+    fighter: str = ""
+
+
+@dataclass(frozen=True)
+class Revealed(Event):
+    """A combatant no PC was aware of is now in sight of every PC. `cause`: "" when the GM chose to reveal it,
+    "attack" when the rules did because it attacked (the model's `attack_reveals` setting)."""
+
+    kind: ClassVar[str] = "revealed"
+    fighter: str = ""
+    cause: str = ""
+
+
+# Whether an unseen combatant that attacks is revealed by it. The rules notes leave it open, so it is the GM's
+# choice; an attack gives the attacker away at the table, so it does by default.
+ATTACK_REVEALS = Setting(
+    "attack_reveals",
+    "An unseen combatant is revealed when it attacks",
+    True,
+    help="Off: it stays unseen to the players until the GM reveals it.",
+)
+
+
+def decide_reveal(state: Any, command: Reveal) -> list[Event]:
+    """The GM's reveal, at any time: only a combatant the party cannot see yet."""
+    fighter = state.fighter(command.fighter)
+    require(Sight(state.fighters, gm=False).unseen(fighter.id), f"{fighter.name} is already in sight of the party.")
+    return [Revealed(fighter=fighter.id)]
+
+
+def revealed_by_attack(state: Any, attacker: str) -> list[Event]:
+    """The reveal an attack by `attacker` brings, before the attack's own events: none unless it is unseen and
+    the GM's `attack_reveals` setting says attacking reveals. A new encounter stores the setting (on by default);
+    one started before the setting existed has no such key and keeps the rules it started with: no reveal."""
+    settings = getattr(state, "settings", {}) or {}
+    if not settings.get(ATTACK_REVEALS.key, False):
+        return []
+    if not Sight(state.fighters, gm=False).unseen(attacker):
+        return []
+    return [Revealed(fighter=attacker, cause="attack")]
+
+
+def evolve_revealed(state: Any, event: Revealed) -> Any:
+    """Every PC becomes aware of the revealed combatant (PCs already aware of it stay as they are)."""
+    fighters = tuple(
+        dataclasses.replace(f, aware_of=(*f.aware_of, event.fighter))
+        if f.side == "pc" and event.fighter not in f.aware_of
+        else f
+        for f in state.fighters
+    )
+    return dataclasses.replace(state, fighters=fighters)
+
+
+def describe_revealed(state: Any, event: Revealed) -> str:
+    """The same sentence for GM and players: once revealed, its name is theirs to read."""
+    name = Sight(state.fighters, gm=True).name(event.fighter)
+    return f"{name} is revealed{' as it attacks' if event.cause == 'attack' else ''}."
+
+
 def as_players_know(state: Any) -> Any:
     """The state without the combatants players may not know of: what they judge the fight by (who is left
     standing), as if those combatants were not there."""
@@ -434,6 +502,7 @@ def ordered_unique(items: Iterable[str]) -> tuple[str, ...]:
 
 __all__ = [
     "require",
+    "ATTACK_REVEALS",
     "Command",
     "Ended",
     "Event",
@@ -441,6 +510,8 @@ __all__ = [
     "Logged",
     "MARKERS",
     "MARKER_SENTENCES",
+    "Reveal",
+    "Revealed",
     "RuleError",
     "Setting",
     "Sight",
@@ -449,12 +520,16 @@ __all__ = [
     "Undone",
     "active_events",
     "clean_settings",
+    "decide_reveal",
+    "describe_revealed",
+    "evolve_revealed",
     "is_marker",
     "coerce_form",
     "field",
     "from_json",
     "ordered_unique",
     "replay",
+    "revealed_by_attack",
     "seen_by_party",
     "to_json",
 ]

@@ -338,6 +338,8 @@ def _roll(bonus: int) -> str:
 
 
 def _targets(state, f, gm: bool) -> tuple[Target, ...]:
+    """Whom `f` may attack: the other side, still in, and for a PC only the enemies it is aware of (seed 004: a
+    ranged attack is made "at one visible enemy"), whoever is looking."""
     sight = Sight(state.fighters, gm)
     return tuple(
         Target(
@@ -347,7 +349,7 @@ def _targets(state, f, gm: bool) -> tuple[Target, ...]:
             total_cover=t.cover >= T.TOTAL_COVER,
         )
         for t in state.fighters
-        if t.side != f.side and not t.out and sight.visible(t.id)
+        if t.side != f.side and not t.out and sight.visible(t.id) and (f.side != "pc" or t.id in f.aware_of)
     )
 
 

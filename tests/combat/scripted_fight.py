@@ -8,15 +8,24 @@ is the log in order, markers included, ready for `stored_logs.record`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from combat.rules.core import Command, Event, Logged, Undone, replay
+from combat.rules.core import ATTACK_REVEALS, Command, Event, Logged, Undone, replay
 from combat.rules.dice import ScriptedDice
+
+
+def as_recorded(state: Any) -> Any:
+    """`state` with the settings the fixtures were recorded under: they predate the GM's choice whether attacking
+    reveals an unseen combatant, and an encounter without that key keeps the rules of then (no reveal)."""
+    settings = {k: v for k, v in state.settings.items() if k != ATTACK_REVEALS.key}
+    return replace(state, settings=settings)
 
 
 class Fight:
     def __init__(self, engine: Any, initial: Any) -> None:
         self.engine = engine
+        initial = as_recorded(initial)
         self.initial = initial
         self.state = initial
         self.log: list[Logged] = []

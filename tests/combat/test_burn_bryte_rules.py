@@ -673,7 +673,8 @@ def test_entered_dice_are_marked_in_the_log(start):
 
 def _play_every_kind(start):
     """A short encounter whose log holds every Burn Bryte event and which issues every command."""
-    t = Table(bb.initial_state(start.fighters, 3, {"entered_dice": True}))
+    lurker = enemy("lurker", "Lurker", aware=())  # no PC is aware of it until the GM reveals it
+    t = Table(bb.initial_state((*start.fighters, lurker), 3, {"entered_dice": True}))
     declare_all(t)
     t.do(bb.Declare(enemy="boss", target="luwe", text="claw", extra=True))
     t.do(bb.ChangeDeclaration(declaration=1, target="furo", text="plasma whip"))
@@ -696,6 +697,7 @@ def _play_every_kind(start):
     for d in t.state.declarations:
         t.do(bb.Resolve(declaration=d.id, outcome="missed" if d.enemy == "captain" else "hit"))
     t.do(bb.NextRound())
+    t.do(bb.Reveal(fighter="lurker"))
     return t
 
 

@@ -115,6 +115,7 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
         "Players may enter the faces of physical dice": "yes",
         "One-tap choice after a failed roll": "A failure consequence",
         "Surprise in round 1": "PCs catch all enemies unaware",
+        "An unseen combatant is revealed when it attacks": "no",
     }
     assert f'action="{url("encounter_start", encounter)}"' in page and "Start the encounter</button>" in page
     assert f'action="{url("encounter_delete", encounter)}"' in page and "Delete this draft</button>" in page

@@ -1293,7 +1293,7 @@ def test_every_event_reads_as_one_sentence_and_players_never_see_npc_numbers():
 
 def test_unseen_enemies_stay_unnamed_for_players():
     hidden = grunt()
-    state = encounter(luwe(aware_of=("boss",)), furo(aware_of=("boss",)), boss(), hidden)
+    state = encounter(luwe(aware_of=("boss",)), furo(aware_of=("boss",)), boss(), hidden, attack_reveals=False)
     t = begun(("grunt", "luwe", "boss", "furo"), state)
     [e] = t.do(ex.Attack(actor="grunt", action="ranged_attack", weapon="pistol", target="luwe"), faces=[1, 2, 3])
     assert ex.describe(t.state, e, gm=False).startswith("Someone unseen makes a Ranged Attack")
@@ -1384,6 +1384,7 @@ def test_settings_declare_every_open_question_with_its_default():
         "churn_jam_cost": 1,
         "extra_stunts": "",
         "entered_dice": False,
+        "attack_reveals": True,
     }
 
 

@@ -739,7 +739,7 @@ def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_pla
         pcs=[rosa, marcus],
         enemies=[(thug, 1), (spotter, 1)],
         hidden={spotter.pk},
-        settings={"churn": True},
+        settings={"churn": True, "attack_reveals": False},  # the Spotter's shot leaves it unseen
     )
     services.start_encounter(encounter, gm)
     T1, S = key(thug, 1), f"npc{spotter.pk}-1"

@@ -906,7 +906,7 @@ def test_players_read_a_pcs_numbers_but_never_an_enemys():
 
 def test_an_enemy_no_pc_knows_of_stays_out_of_the_players_log():
     lurker = sheet("lurker", "Lurker", side="enemy", aware=("ana",), spd=2, initiative_dex=30)
-    t = started(ana(), bo(), ogre(), lurker)
+    t = started(ana(), bo(), ogre(), lurker, attack_reveals=False)  # its attack leaves it unseen
     [start] = of_kind([x.event for x in t.log], h.SegmentStarted)
     assert "Lurker" in said(t, start) and "Lurker" not in said(t, start, gm=False)
     [hit] = t.do(h.Attack(actor="lurker", target="ana", dice=1), faces=[2, 2, 2, 2])
@@ -936,8 +936,10 @@ def test_every_event_reads_as_one_sentence():
     tied.do(h.OrderTies(order=("bo", "ana")))
     tied.do(h.Hold(actor="bo", until="trigger", trigger="the ogre moves"))
     tied.do(h.ContestHold(holder="bo"), faces=[1, 2, 3, 6, 6, 6])
+    hidden = started(ana(), ogre(), sheet("lurker", "Lurker", side="enemy", aware=("ana",)))
+    hidden.do(h.Reveal(fighter="lurker"))
     kinds = set()
-    for table_ in (t, tied):
+    for table_ in (t, tied, hidden):
         for item in table_.log:
             for gm in (True, False):
                 text = said(table_, item.event, gm=gm)
@@ -987,8 +989,9 @@ def test_an_encounter_needs_a_pc_and_clean_settings():
         "str_end",
         "hold_collision",
         "entered_dice",
+        "attack_reveals",
     }
-    assert [s.default for s in h.SETTINGS] == ["gm", True, "lockout", 10, "gm", False]
+    assert [s.default for s in h.SETTINGS] == ["gm", True, "lockout", 10, "gm", False, True]
 
 
 def test_state_events_and_commands_round_trip_through_json():

@@ -617,7 +617,8 @@ def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_pla
         stats=sheet(spd=4, dex=18, initiative_dex=18, ocv=9),
         gm_notes="SECRET note",
     )
-    enc = build(campaign, gm, [kestrel, bulwark], agent, hidden={sniper.pk}, extra=[(sniper, 1)])
+    # The Sniper's attacks leave it unseen (the GM's choice): its name must never reach a player.
+    enc = build(campaign, gm, [kestrel, bulwark], agent, hidden={sniper.pk}, extra=[(sniper, 1)], attack_reveals=False)
     sn = f"npc{sniper.pk}-1"
     seen = []
 

@@ -161,7 +161,14 @@ def grell(campaign):
 def test_burn_bryte_players_never_see_an_unseen_enemy(campaign, gm, player, pc, npc, grell, client):
     enc = services.start_encounter(
         services.create_encounter(
-            campaign, gm, name="Relay", model="burn_bryte", pcs=[pc], enemies=[(npc, 1), (grell, 1)], hidden={npc.pk}
+            campaign,
+            gm,
+            name="Relay",
+            model="burn_bryte",
+            pcs=[pc],
+            enemies=[(npc, 1), (grell, 1)],
+            hidden={npc.pk},
+            settings={"attack_reveals": False},  # Nivick's attack leaves it unseen: the GM's choice
         ),
         gm,
     )
@@ -275,6 +282,7 @@ def test_expanse_players_never_see_an_unseen_enemy(campaign, gm, player, client)
             pcs=[rosa],
             enemies=[(thug, 1), (spotter, 1)],
             hidden={spotter.pk},
+            settings={"attack_reveals": False},  # the Spotter's shot leaves it unseen: the GM's choice
         ),
         gm,
     )

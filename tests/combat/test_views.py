@@ -14,6 +14,7 @@ def builder(campaign):
 def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, npc):
     page = gm_client.get(builder(campaign)).content.decode()
     assert "Luwe" in page and "Nivick" in page and "Surprise in round 1" in page
+    assert "An unseen combatant is revealed when it attacks" in page
     response = gm_client.post(
         builder(campaign),
         {
@@ -26,6 +27,7 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
             "setting_failure_default": "consequence",
             "setting_surprise": "pcs",
             "setting_entered_dice": "on",
+            "setting_attack_reveals": "on",
         },
     )
     encounter = Encounter.objects.get()
@@ -36,6 +38,7 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
         "failure_default": "consequence",
         "surprise": "pcs",
         "entered_dice": True,
+        "attack_reveals": True,
     }
     state = store.load_state(encounter)
     assert state.phase == 2  # PCs surprised the enemies: round 1 starts with their turns

@@ -154,6 +154,7 @@ def test_a_gm_and_three_phones_play_two_rounds_with_one_phone_dropping_out(daphn
     gm.get_by_role("spinbutton", name=LURKER, exact=True).fill("1")
     gm.get_by_role("checkbox", name=LURKER, exact=True).check()  # unseen by the party
     gm.get_by_label("Players may enter the faces of physical dice").check()
+    gm.get_by_label("An unseen combatant is revealed when it attacks").uncheck()  # the lurker stays unseen
     gm.get_by_role("button", name="Start the encounter").click()
     expect(gm).to_have_url(re.compile(r"/campaigns/\d+/encounters/\d+/$"))
     encounter_url = gm.url

@@ -65,6 +65,7 @@ from combat.rules.burn_bryte.state import (
     has_doubles,
 )
 from combat.rules.burn_bryte.stats import DIE_SIZES, SKILL_CATEGORIES, SKILLS
+from combat.rules.core import Reveal, Revealed
 
 __all__ = [
     "CODEC",
@@ -100,6 +101,8 @@ __all__ = [
     "Resolve",
     "ResolveFailure",
     "Resolved",
+    "Reveal",
+    "Revealed",
     "Roll",
     "SetCondition",
     "SkillRoll",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from combat.rules.core import Command
+from combat.rules.core import Command, Reveal
 
 INTENTS = ("attack", "defend", "advantage", "move", "other")  # what a skill roll is for
 
@@ -182,4 +182,5 @@ COMMANDS = (
     SpendCollapse,
     AdjustHealth,
     SetCondition,
+    Reveal,
 )

@@ -48,7 +48,7 @@ from combat.rules.burn_bryte.events import (
 )
 from combat.rules.burn_bryte.state import Fighter, Roll, State
 from combat.rules.burn_bryte.stats import SKILL_CATEGORIES, SKILLS
-from combat.rules.core import Command, Event, RuleError
+from combat.rules.core import Command, Event, Reveal, RuleError, decide_reveal, revealed_by_attack
 from combat.rules.core import require as _require
 from combat.rules.dice import Dice
 
@@ -275,7 +275,8 @@ def _resolve(state: State, c: Resolve, dice: Dice) -> list[Event]:
         return [Resolved(id=declaration.id, outcome="cancelled")]
     _require(c.outcome in ("hit", "missed"), "Choose hit, or missed because the target is out of range.")
     _require(0 <= c.damage <= 10, "Damage must be between 0 and 10.")
-    return [Resolved(id=declaration.id, outcome=c.outcome, damage=c.damage if c.outcome == "hit" else 0)]
+    revealed = revealed_by_attack(state, enemy.id)  # the attack gives an unseen enemy away, if the GM says so
+    return [*revealed, Resolved(id=declaration.id, outcome=c.outcome, damage=c.damage if c.outcome == "hit" else 0)]
 
 
 def _next_round(state: State, c: NextRound, dice: Dice) -> list[Event]:
@@ -350,4 +351,5 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     SpendCollapse: _spend_collapse,
     AdjustHealth: _adjust_health,
     SetCondition: _set_condition,
+    Reveal: lambda state, c, dice: decide_reveal(state, c),
 }

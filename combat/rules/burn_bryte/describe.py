@@ -27,7 +27,7 @@ from combat.rules.burn_bryte.events import (
     TurnStarted,
 )
 from combat.rules.burn_bryte.state import Roll, State
-from combat.rules.core import Event, RuleError, Sight
+from combat.rules.core import Event, Revealed, RuleError, Sight, describe_revealed
 
 PHASE_TITLES = {1: "enemies declare", 2: "players act", 3: "enemies move and resolve"}
 
@@ -208,4 +208,5 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     CollapseSpent: _collapse_spent,
     HealthAdjusted: _health_adjusted,
     ConditionSet: _condition_set,
+    Revealed: lambda state, event, sight: describe_revealed(state, event),
 }

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from combat.rules.burn_bryte.commands import COMMANDS
 from combat.rules.burn_bryte.state import Roll
-from combat.rules.core import Event, EventCodec
+from combat.rules.core import Event, EventCodec, Revealed
 
 
 @dataclass(frozen=True)
@@ -134,5 +134,6 @@ EVENTS = (
     CollapseSpent,
     HealthAdjusted,
     ConditionSet,
+    Revealed,
 )
 CODEC = EventCodec(EVENTS, COMMANDS)

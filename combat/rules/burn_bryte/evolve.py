@@ -27,7 +27,7 @@ from combat.rules.burn_bryte.events import (
 )
 from combat.rules.burn_bryte.state import Declaration, Fighter, Roll, State
 from combat.rules.burn_bryte.stats import DIE_SIZES
-from combat.rules.core import Event
+from combat.rules.core import Event, Revealed, evolve_revealed
 
 
 def evolve(state: State, event: Event) -> State:
@@ -209,4 +209,5 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     CollapseSpent: _collapse_spent,
     HealthAdjusted: _health_adjusted,
     ConditionSet: _condition_set,
+    Revealed: evolve_revealed,
 }

@@ -8,7 +8,7 @@ from typing import Any
 
 from combat.rules.burn_bryte.state import Conditions, Fighter, State
 from combat.rules.burn_bryte.stats import DIE_SIZES, SKILLS, nova_box_key, skill_key
-from combat.rules.core import RuleError, Setting
+from combat.rules.core import ATTACK_REVEALS, RuleError, Setting
 
 KEY = "burn_bryte"
 
@@ -36,6 +36,7 @@ SETTINGS = (
             ("pcs", "PCs catch all enemies unaware"),
         ),
     ),
+    ATTACK_REVEALS,
 )
 
 

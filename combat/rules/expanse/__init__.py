@@ -21,7 +21,7 @@ This module is the model's public surface: the rest of Fray imports from here.
 
 from __future__ import annotations
 
-from combat.rules.core import EventCodec
+from combat.rules.core import EventCodec, Reveal, Revealed
 from combat.rules.expanse.commands import (
     COMMANDS,
     AbilityTest,
@@ -138,6 +138,8 @@ CODEC = EventCodec(EVENTS, COMMANDS)
 
 __all__ = [
     "CODEC",
+    "Reveal",
+    "Revealed",
     "decide",
     "evolve",
     "describe",

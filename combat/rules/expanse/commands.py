@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from combat.rules.core import Command
+from combat.rules.core import Command, Reveal
 
 
 @dataclass(frozen=True)
@@ -385,4 +385,5 @@ COMMANDS = (
     ChurnJam,
     AdjustChurn,
     Breathers,
+    Reveal,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from combat.rules.core import Command, Event, RuleError, require
+from combat.rules.core import Command, Event, Reveal, RuleError, decide_reveal, require
 from combat.rules.dice import Dice
 from combat.rules.expanse import decide_actions as actions
 from combat.rules.expanse import decide_attacks as attacks
@@ -296,4 +296,5 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     ChurnJam: _churn_jam,
     AdjustChurn: _adjust_churn,
     Breathers: _breathers,
+    Reveal: lambda state, c, dice: decide_reveal(state, c),
 }

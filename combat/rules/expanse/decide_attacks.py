@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from combat.rules.core import Event, require
+from combat.rules.core import Event, require, revealed_by_attack
 from combat.rules.dice import Dice
 from combat.rules.expanse import rulebook as book
 from combat.rules.expanse.commands import AbilityTest, Attack, Blast, ChangeDie, SpendStunt, ThrowGrenade
@@ -88,6 +88,8 @@ def attack(state: State, c: Attack, dice: Dice) -> list[Event]:
         require(target.id != f.id, f"{f.name} cannot attack themselves.")
         require(target.side != f.side, f"{target.name} is on {f.name}'s side.")
         require(not target.out, f"{target.name} is already out of the encounter.")
+        # Seed 004: a ranged attack is made "at one visible enemy"; a PC sees only the enemies the party knows of.
+        require(f.side != "pc" or target.id in f.aware_of, f"{f.name} cannot see that target.")
         tn = defense(state, target)
 
     ranged = weapon.kind != "melee"
@@ -153,7 +155,7 @@ def attack(state: State, c: Attack, dice: Dice) -> list[Event]:
     if test.success and test.damaging:
         damage, typed = damage_roll(c.damage_entered, count, sides, dice)
         test = replace(test, damage_faces=damage, damage_entered=typed)
-    return [Tested(test=test, slot=slot, metres=moved)]
+    return [*revealed_by_attack(state, f.id), Tested(test=test, slot=slot, metres=moved)]
 
 
 def throw_grenade(state: State, c: ThrowGrenade, dice: Dice) -> list[Event]:
@@ -194,7 +196,7 @@ def throw_grenade(state: State, c: ThrowGrenade, dice: Dice) -> list[Event]:
             test = replace(test, damage_faces=damage, damage_entered=typed)
     else:
         test = replace(test, scatter=dice.roll(1, book.GRENADE_SCATTER_SIDES)[0])
-    return [Tested(test=test, slot=slot)]
+    return [*revealed_by_attack(state, f.id), Tested(test=test, slot=slot)]
 
 
 def blast(state: State, c: Blast, dice: Dice) -> list[Event]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from combat.rules.core import Event, Sight
+from combat.rules.core import Event, Revealed, Sight, describe_revealed
 from combat.rules.expanse import rulebook as book
 from combat.rules.expanse.events import (
     Activated,
@@ -506,4 +506,5 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     ChurnAdjusted: _churn_adjusted,
     ChurnReached: _churn_reached,
     BreathersTaken: _breathers_taken,
+    Revealed: lambda state, event, sight: describe_revealed(state, event),
 }

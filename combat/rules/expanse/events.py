@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from combat.rules.core import Event
+from combat.rules.core import Event, Revealed
 from combat.rules.expanse.rulebook import Stunt
 from combat.rules.expanse.state import TestRecord
 
@@ -367,4 +367,5 @@ EVENTS = (
     ChurnAdjusted,
     ChurnReached,
     BreathersTaken,
+    Revealed,
 )

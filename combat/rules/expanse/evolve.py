@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from combat.rules.core import Event
+from combat.rules.core import Event, Revealed, evolve_revealed
 from combat.rules.expanse import rulebook as book
 from combat.rules.expanse.events import (
     Activated,
@@ -554,4 +554,5 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     ChurnAdjusted: _churn_adjusted,
     ChurnReached: _churn_reached,
     BreathersTaken: _breathers_taken,
+    Revealed: evolve_revealed,
 }

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from combat.rules.core import RuleError, Setting, clean_settings
+from combat.rules.core import ATTACK_REVEALS, RuleError, Setting, clean_settings
 from combat.rules.expanse import rulebook as book
 from combat.rules.expanse.state import Fighter, State, slug
 from combat.rules.expanse.stats import ABILITIES, ARMOUR, CONDITIONS, ability_key
@@ -76,6 +76,7 @@ SETTINGS = (
         help="Attacks, grenades and ability tests then take the three dice typed in (the last is the Drama "
         "Die) and, for a hit, the damage dice; the server rolls whatever is left empty.",
     ),
+    ATTACK_REVEALS,
 )
 
 

@@ -13,6 +13,7 @@ this package as the model's engine). The files, each readable on its own:
   stats.py         the character sheet;  review.py  the after-action review's facts
 """
 
+from combat.rules.core import Reveal, Revealed
 from combat.rules.hero.commands import (
     ACTION_KINDS,
     COMMANDS,
@@ -78,6 +79,8 @@ from combat.rules.hero.state import (
 )
 
 __all__ = [
+    "Reveal",
+    "Revealed",
     "ACTION_KINDS",
     "ACTION_LABELS",
     "CODEC",

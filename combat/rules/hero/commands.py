@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from combat.rules.core import Command
+from combat.rules.core import Command, Reveal
 
 ACTION_KINDS = ("full", "half", "zero", "none")
 DEFENSIVE = {
@@ -176,4 +176,5 @@ COMMANDS = (
     ChangeSpd,
     SetNoRecovery,
     AdjustPools,
+    Reveal,
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from combat.rules.core import Command, Event, RuleError
+from combat.rules.core import Command, Event, Reveal, RuleError, decide_reveal
 from combat.rules.core import require as _require
 from combat.rules.dice import Dice
 from combat.rules.hero.commands import COMMANDS, AdjustPools, ChangeSpd, NextSegment, OrderTies, SetNoRecovery
@@ -55,7 +55,7 @@ def decide(state: State, command: Command, dice: Dice) -> list[Event]:
             raise TypeError(f"The HERO System has no decider for the command {type(command).__name__}.")
         raise RuleError("That is not an action in the HERO System.")
     _require(
-        state.started or isinstance(command, NextSegment),
+        state.started or isinstance(command, (NextSegment, Reveal)),
         "Combat has not begun: the GM starts it with segment 12 of turn 1.",
     )
     return _settle(state, handler(state, command, dice))
@@ -262,5 +262,6 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     ChangeSpd: _change_spd,
     SetNoRecovery: _set_no_recovery,
     AdjustPools: _adjust_pools,
+    Reveal: lambda state, c, dice: decide_reveal(state, c),
     **PHASE_DECIDERS,
 }

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from combat.rules.core import Command, Event, RuleError
+from combat.rules.core import Command, Event, RuleError, revealed_by_attack
 from combat.rules.core import require as _require
 from combat.rules.dice import Dice
 from combat.rules.hero.commands import (
@@ -150,6 +150,7 @@ def _attack(state: State, c: Attack, dice: Dice) -> list[Event]:
     knocked_out = left <= 0 < target.stun
     stunned = stun > target.con and left > 0
     return [
+        *revealed_by_attack(state, f.id),  # the attack gives an unseen attacker away, if the GM says so
         Attacked(
             fighter=f.id,
             target=target.id,
@@ -166,7 +167,7 @@ def _attack(state: State, c: Attack, dice: Dice) -> list[Event]:
             text=_text(c.text),
             entered=bool(c.entered),
             damage_entered=hit and bool(c.damage_entered) and c.dice > 0,
-        )
+        ),
     ]
 
 

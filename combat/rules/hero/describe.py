@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from combat.rules.core import Event, Sight
+from combat.rules.core import Event, Revealed, Sight, describe_revealed
 from combat.rules.hero.commands import DEFENSIVE
 from combat.rules.hero.events import (
     Aborted,
@@ -297,4 +297,5 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     SpdChanged: _spd_changed,
     NoRecoverySet: _no_recovery_set,
     PoolsAdjusted: _pools_adjusted,
+    Revealed: lambda state, event, sight: describe_revealed(state, event),
 }

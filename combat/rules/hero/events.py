@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from combat.rules.core import Event, EventCodec
+from combat.rules.core import Event, EventCodec, Revealed
 from combat.rules.hero.commands import COMMANDS
 from combat.rules.hero.state import Held, body_of
 
@@ -194,5 +194,6 @@ EVENTS = (
     SpdChanged,
     NoRecoverySet,
     PoolsAdjusted,
+    Revealed,
 )
 CODEC = EventCodec(EVENTS, COMMANDS)

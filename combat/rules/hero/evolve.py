@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from combat.rules.core import Event
+from combat.rules.core import Event, Revealed, evolve_revealed
 from combat.rules.hero.events import (
     Aborted,
     Acted,
@@ -240,4 +240,5 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     SpdChanged: _spd_changed,
     NoRecoverySet: _no_recovery_set,
     PoolsAdjusted: _pools_adjusted,
+    Revealed: evolve_revealed,
 }

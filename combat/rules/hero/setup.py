@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from combat.rules.core import RuleError, Setting, clean_settings
+from combat.rules.core import ATTACK_REVEALS, RuleError, Setting, clean_settings
 from combat.rules.hero.state import Fighter, State, schedule
 from combat.rules.hero.stats import STATS
 
@@ -42,6 +42,7 @@ SETTINGS = (
         False,
         help="An attack's 3d6 and its damage dice may be typed in; the log marks them as physical dice.",
     ),
+    ATTACK_REVEALS,
 )
 
 _SHEET = (
