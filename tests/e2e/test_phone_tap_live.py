@@ -31,13 +31,20 @@ class Model:
     advance: str  # the GM's command that starts the phone's turn (or lets it act)
     tap: str  # the command of a one-button action of that turn
     logged: str  # the log's sentence for it
+    said: str  # what the page's live region says when `advance` starts the phone's turn (or lets it act)
 
 
 MODELS = {
-    "burn_bryte": Model("ana", "start_players", "claim_turn", "Luwe starts their turn."),
-    "hero": Model("ana", "next_segment", "end_phase", "Kestrel lets the phase go by."),
-    "expanse": Model("cleo", "next_turn", "end_turn", "Rosa Okafor ends their turn."),
-    "sw5e": Model("ana", "start_combat", "distribute_power", "Tess Varro distributes Wayward Lantern's power dice"),
+    "burn_bryte": Model("ana", "start_players", "claim_turn", "Luwe starts their turn.", "You may act now."),
+    "hero": Model("ana", "next_segment", "end_phase", "Kestrel lets the phase go by.", "Your phase."),
+    "expanse": Model("cleo", "next_turn", "end_turn", "Rosa Okafor ends their turn.", "Your turn."),
+    "sw5e": Model(
+        "ana",
+        "start_combat",
+        "distribute_power",
+        "Tess Varro distributes Wayward Lantern's power dice",
+        "You may act now.",
+    ),
 }
 SIZES = {"360x740": {"width": 360, "height": 740}, "412x915": {"width": 412, "height": 915}}
 KINDS = ("turn", "refusal", "offline")
@@ -54,6 +61,9 @@ window.AudioContext = class {
 };
 """
 REFUSED = "This action arrived without its key; reload the page and try again."
+# What the page would read out at once: every assertive live region and alert that holds text (its id, else class).
+SPEAKING = """() => [...document.querySelectorAll("[aria-live=assertive], [role=alert]")]
+  .filter((el) => el.textContent.trim()).map((el) => el.id || el.className)"""
 
 # Run by manage.py shell on the server's database: builds and starts one encounter per (name, model, kind) in
 # SPECS and prints {name: url}. "turn" stops one GM action (the model's `advance`) short of the phone's turn; the
@@ -256,7 +266,11 @@ def test_my_turn_brings_my_first_control_into_view(daphne_server, phone, tables,
 
     first = me.locator(":is(button, select, textarea, input:not([type=hidden])):visible").first
     expect(first).to_be_in_viewport()
-    expect(page.locator("#turn-say")).to_have_text(re.compile(r"^(Your turn|You may act now)$"))
+    # "Your turn" is said once: by the page's one live region, in the model's words; the banner is only shown.
+    expect(page.locator("#turn-say")).to_have_text(MODELS[model].said)
+    expect(me.locator(".banner")).to_be_visible()
+    assert page.evaluate(SPEAKING) == ["turn-say"]
+    assert me.locator(".banner").evaluate("b => b.closest('[aria-live], [role=alert], [role=status]')") is None
     assert page.evaluate("[window.__buzz, window.__beeps]") == [1, 1]
     # The phone remembers the beep for its next visit.
     again = page.context.new_page()
