@@ -4,7 +4,7 @@ Served by a real daphne (tests/e2e/live.py). Each test gets an encounter of its 
 server's database (SETUP) up to the moment that matters: one GM action before the phone's turn starts (or it may
 act), or already in that turn. The GM acts over plain HTTP, so each test drives one browser context: the phone.
 Each model's "simple tap" is a one-button action of that turn (claim the turn, end the phase, end the turn,
-store the power dice) whose log sentence shows it acted, and how many times.
+store the power dice and take the turn) whose log sentence shows it acted, and how many times.
 """
 
 import json
@@ -224,7 +224,8 @@ def open_table(phone, base, model, size, url, init_script=None):
 
 
 def simple_tap(page, model):
-    """The form of the model's one-button action in the phone's own section."""
+    """The form of the model's one-button action in the phone's own section; its first button is the tap (SW5e's
+    also offers to store the dice without taking the turn)."""
     return page.locator(f".me form:has(input[name=command][value={MODELS[model].tap}])")
 
 
@@ -289,14 +290,14 @@ def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(daphn
         route.continue_(post_data=urlencode(fields))
 
     page.route("**/act/", drop_the_key)
-    simple_tap(page, model).locator("button").click()
+    simple_tap(page, model).locator("button").first.click()
     expect(notice(page)).to_have_text(REFUSED)
     expect(notice(page)).to_be_in_viewport()
     expect(simple_tap(page, model).locator("xpath=following-sibling::*[1]")).to_have_text(REFUSED)
     page.unroute("**/act/")
 
     # The next tap, held on its way: its buttons are disabled and it is marked busy until the answer comes.
-    button = simple_tap(page, model).locator("button")
+    button = simple_tap(page, model).locator("button").first
     held = []
     page.route("**/act/", lambda route: held.append(route))
     button.click()
@@ -315,7 +316,7 @@ def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(daphn
 def test_a_tap_that_got_no_answer_is_retried_with_its_key_and_acts_once(daphne_server, phone, tables, model, size):  # noqa: F811
     page, errors = open_table(phone, daphne_server, model, size, tables[name_of(model, size, "offline")])
     page.context.set_offline(True)
-    simple_tap(page, model).locator("button").click()
+    simple_tap(page, model).locator("button").first.click()
     expect(notice(page)).to_contain_text("Not sent")
     expect(notice(page)).to_be_in_viewport()
     page.context.set_offline(False)
