@@ -13,6 +13,7 @@ On the 360x740 screen:
   (not loaded again) and catches up with what the GM did meanwhile;
 - the server closes the socket for good (4404: Fay, a player, is removed from the campaign; 4429: a page that asks
   for the table too often): hx-ws does not reconnect after those, and the badge says so instead of "reconnecting…";
+- the "Beep when my turn starts" row is one thumb-sized tap target, box and words.
 """
 
 import re
@@ -268,3 +269,20 @@ def test_a_page_that_floods_the_server_is_told_its_socket_closed(daphne_server, 
     expect(badge(ana)).to_have_text("closed: this page asked the server too often; reload the page")
     ana.wait_for_timeout(3_000)
     expect(badge(ana)).to_have_text("closed: this page asked the server too often; reload the page")
+
+
+def test_the_beep_toggle_is_one_thumb_sized_row(daphne_server, phone):
+    """At 360 px wide the whole row, box and words, toggles the beep: a target at least 44 x 44 CSS px."""
+    gm, ana = open_table(daphne_server, phone, PHONE_360, "Beep row")
+    sound = ana.get_by_label("Beep when my turn starts")
+    row = ana.locator("label", has=sound)
+    box, tick = row.bounding_box(), sound.bounding_box()
+    assert box["width"] >= 44 and box["height"] >= 44, f"the row is {box['width']} x {box['height']} px"
+    assert box["width"] >= 0.8 * PHONE_360["width"], "the row is not as wide as the column"
+    assert box["x"] <= tick["x"] and tick["x"] + tick["width"] <= box["x"] + box["width"]  # the box is inside it
+    assert box["y"] <= tick["y"] and tick["y"] + tick["height"] <= box["y"] + box["height"]
+    expect(sound).not_to_be_checked()
+    row.tap(position={"x": box["width"] - 4, "y": box["height"] / 2})  # its far end, away from the box and words
+    expect(sound).to_be_checked()
+    row.tap(position={"x": 2, "y": 2})  # a corner
+    expect(sound).not_to_be_checked()
