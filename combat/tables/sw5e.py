@@ -452,14 +452,9 @@ def crew_controls(state, f) -> CrewControls:
     active = ship is not None and ship.active
     visible = ship is not None and not state.hides(ship.id)
     # A PC the GM put aboard an NPC ship whose numbers are hidden leaves its power and shields to the GM.
-    can_regen = (
-        turn
-        and visible
-        and state.stage == "start"
-        and active
-        and 0 < ship.shields < ship.shields_max
-        and ship.shield_dice > 0
-    )
+    # Shields the crew could regenerate at the start of the ship's turn (once its power dice are stored).
+    shields_to_regen = visible and active and 0 < ship.shields < ship.shields_max and ship.shield_dice > 0
+    can_regen = turn and state.stage == "start" and shields_to_regen
     regen_note = ""
     if turn and state.stage == "start" and not can_regen and visible:
         if ship.shields_max == 0:
@@ -511,6 +506,16 @@ def crew_controls(state, f) -> CrewControls:
             and (nxt is None or nxt.id == f.id)
         ),
         can_distribute=turn and visible and state.stage == "power",
+        can_store_and_start=(
+            turn
+            and visible
+            and active
+            and state.stage == "power"
+            and not state.acting
+            and not f.took_turn
+            and (nxt is None or nxt.id == f.id)
+        ),
+        regen_waits=turn and state.stage == "power" and shields_to_regen,
         pending_power=state.pending_power if turn and visible else 0,
         distribution=distribution(ship, state.pending_power) if turn and visible and state.stage == "power" else (),
         can_regen=can_regen,

@@ -164,6 +164,10 @@ class CrewControls:
     reaction_left: bool
     can_start: bool
     can_distribute: bool
+    # Storing the dice may start this crew member's turn in the same tap (DistributePower.start_turn); that
+    # passes on shield regeneration, which `regen_waits` says is on offer to a crew that stores the dice alone.
+    can_store_and_start: bool
+    regen_waits: bool
     pending_power: int
     distribution: tuple[Share, ...]
     can_regen: bool

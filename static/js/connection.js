@@ -1,6 +1,6 @@
-// The live table's link to the server, told honestly: the badge says live / reconnecting… / offline, a heartbeat
-// finds a socket that died without closing, the page catches up after the phone sleeps, and the log's open and
-// closed parts stay as the viewer left them across live updates.
+// The live table's link to the server, told honestly: the badge says live / reconnecting… / offline / closed, a
+// heartbeat finds a socket that died without closing, the page catches up after the phone sleeps or comes back
+// from the back-forward cache, and the log's open and closed parts stay as the viewer left them across live updates.
 (function () {
   "use strict";
   var live = document.getElementById("live");
@@ -12,6 +12,18 @@
   var connection = null;  // hx-ws's connection (from its events); .socket is the WebSocket of the moment
   var alive = false;  // the socket is open and answered lately
   var deadline = null, suspect = null;  // the timer that declares `suspect` (a socket) dead unless it answers
+  // Why the server closed the socket for good: a code hx-ws does not reconnect after (combat/consumers.py), so only
+  // a reload can bring the table back, and the badge says that rather than "reconnecting…" for ever.
+  var closed = "";
+  var WHY = {
+    4400: "the server refused what this page sent",
+    4401: "you are logged out",
+    4404: "this table is no longer open to you",
+    4429: "this page asked the server too often",
+  };
+  // The page was hidden or left since its socket opened: hx-ws closes the socket itself then (on pagehide and, to
+  // pause, when the page is hidden), a close of the page's own that it does not reconnect after once the page shows.
+  var away = false;
 
   function socket() { return connection && connection.socket; }
   function isOpen(ws) { return !!ws && ws.readyState === WebSocket.OPEN; }
@@ -19,10 +31,21 @@
   function show() {
     if (!status) return;
     // "connecting…" (as the page is drawn) until the first socket opens.
-    var state = !navigator.onLine ? "offline" : alive ? "live" : connection ? "reconnecting" : "connecting";
+    var state = closed ? "closed" : !navigator.onLine ? "offline" : alive ? "live" : connection ? "reconnecting"
+      : "connecting";
     if (status.dataset.state === state) return;  // the badge is read out (aria-live): only when it changes
     status.dataset.state = state;
-    status.textContent = state === "reconnecting" || state === "connecting" ? state + "…" : state;
+    status.textContent = state === "closed" ? "closed: " + closed + "; reload the page"
+      : state === "reconnecting" || state === "connecting" ? state + "…" : state;
+  }
+
+  // Shown again (back from the back-forward cache, or woken) when hx-ws's close of the page's own socket only ended
+  // after that: hx-ws reconnects when a hidden page is shown if its socket has closed by then, and otherwise lets
+  // the connection go for good when the close comes. #live's hx-trigger has it open a new one (the snapshot on
+  // connect catches the page up); while its connection still stands this does nothing.
+  function reopen() {
+    if (!away || document.hidden || closed || !window.htmx) return;
+    htmx.trigger(live, "fray:reopen");
   }
 
   // Wait for a sign of life from the current socket: any frame. None by the deadline means it is dead.
@@ -74,11 +97,27 @@
     connection = evt.detail.connection;
     answered();
     alive = true;
+    away = false;
+    closed = "";
     show();
   });
-  document.addEventListener("htmx:ws:close", function () {
+  // Whether hx-ws lets `conn` go after its socket closed with `code`: it reconnects only after the codes its config
+  // lists (abnormal closes, the server going away or restarting), never after the server's own 44xx nor a normal
+  // close, except that a page hidden at the time gets a new socket when it is shown.
+  function givesUp(conn, code) {
+    var config = conn && conn.config;
+    if (typeof code !== "number" || !config) return false;  // removed or cancelled: no socket closed
+    if (config.pauseOnBackground && document.hidden) return false;
+    return !(config.reconnect && config.reconnectCodes.indexOf(code) !== -1);
+  }
+  document.addEventListener("htmx:ws:close", function (evt) {
+    var detail = evt.detail || {};
     answered();
     alive = false;
+    if (givesUp(detail.connection, detail.code)) {
+      if (away && !(detail.code in WHY)) setTimeout(reopen);  // the page's own close: once hx-ws has let it go
+      else closed = WHY[detail.code] || "the server ended the connection (" + detail.code + ")";
+    }
     show();
   });
   document.addEventListener("htmx:ws:error", function () {
@@ -92,8 +131,14 @@
   });
   window.addEventListener("online", function () { show(); ping(); });
   window.addEventListener("offline", show);
+  document.addEventListener("visibilitychange", function () { if (document.hidden) away = true; });
   document.addEventListener("visibilitychange", wake);
-  window.addEventListener("pageshow", function (evt) { if (evt.persisted) wake(); });
+  window.addEventListener("pagehide", function () { away = true; });
+  window.addEventListener("pageshow", function (evt) {
+    if (!evt.persisted) return;
+    reopen();
+    wake();
+  });
   setInterval(ping, PING_EVERY);
 
   // The log's <details> (the log itself, its earlier entries) keep what the viewer opened or closed: every live

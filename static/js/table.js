@@ -6,8 +6,9 @@
   var wasTurn = null, wasMay = null;
 
   // The moment my turn starts (or I may act out of turn): my first control comes into view, "Your turn" is said
-  // once in the page's one live region, the phone buzzes and, if the player turned it on, beeps. A page opened
-  // during my turn only brings the controls into view.
+  // once, in the page's one live region (#turn-say: the banner is only shown), in the model's words (data-say:
+  // HERO says "Your phase."), the phone buzzes and, if the player turned it on, beeps. A page opened during my
+  // turn only brings the controls into view.
   function checkTurn() {
     var me = live.querySelector(".me");
     if (!me) return;
@@ -15,7 +16,7 @@
     var started = (turn && wasTurn !== true) || (may && !turn && wasMay !== true);
     if (started) showControls(me);
     if (started && wasTurn !== null) {
-      say(turn ? "Your turn" : "You may act now");
+      say(me.dataset.say || (turn ? "Your turn." : "You may act now."));
       if (navigator.vibrate) navigator.vibrate([120, 60, 120]);
       beep();
     } else if (!turn && !may) {

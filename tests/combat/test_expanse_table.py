@@ -366,7 +366,9 @@ def physical(campaign, gm, rosa, marcus, thug):
 def test_the_phone_shows_the_actions_left_and_the_attack_builder_before_rolling(enc, gm, player, rosa, marcus, thug):
     begin(enc, gm, rosa, marcus, thug)
     html = me(enc, player)
-    assert 'data-your-turn="1"' in html and "Your turn!" in html and "Your turn." in html  # banner, aria-live
+    # The banner shows it; the page's one live region (#turn-say, filled by table.js) says it in the words of data-say.
+    assert 'data-your-turn="1"' in html and '<p class="banner turn">Your turn!</p>' in html
+    assert 'data-say="Your turn."' in html and "aria-live" not in html and 'role="alert"' not in html
     assert "A major and a minor action, or two minor actions." in html
     assert '<option value="pistol" selected>Pistol: 3d6 + 5</option>' in html  # the sheet's weapon, and unarmed
     assert "Pistol</strong> 3d6 + 5 (Accuracy +3, Pistols +2); 50 m, to 75 m at -2; damage 2d6 + Per" in html

@@ -360,6 +360,37 @@ def test_distribution_is_checked_and_done_once_before_anything_else():
     t.refused(sw.DistributePower(actor="kira"), "already distributed")
 
 
+def test_storing_the_power_dice_can_start_the_storers_own_turn_in_the_same_command():
+    """The common ship turn of a lone crew member in one tap: the dice stored as assigned, then their turn started
+    as StartCrewTurn starts it (passing on shield regeneration); the whole command is refused when that turn could
+    not start, and one undo takes both back."""
+    t = begin()
+    t.do(sw.SetCrewOrder(actor="kira", order="dex kira mira"))  # the helm settles it: Dex goes first
+    t.refused(sw.DistributePower(actor="kira", central=1, start_turn=True), "The crew's order has Dex go next")
+    t.refused(sw.DistributePower(central=1, start_turn=True), "Only a crew member aboard can take their turn")
+    t.refused(sw.DistributePower(actor="dex", central=2, start_turn=True), "produced 1 power die this turn, not 2")
+    stored, started = t.do(sw.DistributePower(actor="dex", central=1, start_turn=True))
+    assert isinstance(stored, sw.PowerDistributed) and stored.by == "dex" and stored.assigned == {"central": 1}
+    assert isinstance(started, sw.CrewTurnStarted) and started.fighter == "dex" and not started.surprised
+    assert t.state.ship("hawk").power["central"] == 2 and t.state.acting == "dex" and t.state.stage == "crew"
+    t.refused(sw.RegenerateShields(actor="kira"), "at the start of the ship's turn")
+    t.undo_last()
+    assert t.state.stage == "power" and t.state.acting == "" and t.state.ship("hawk").power["central"] == 1
+
+
+def test_a_surprised_crew_member_who_stores_the_dice_and_takes_their_turn_only_ends_it():
+    t = table()
+    t.do(sw.SetSurprise(target="kira", surprised=True))
+    t.do(sw.RollInitiative(actor="kira"), faces=[15])
+    t.do(sw.RollInitiative(actor="dex"), faces=[10])
+    t.do(sw.RollInitiative(actor="mira"), faces=[12])
+    t.do(sw.SetShipInitiative(ship="frigate", value=5))
+    t.do(sw.StartCombat())
+    events = t.do(sw.DistributePower(actor="kira", central=1, start_turn=True))
+    assert [type(e).__name__ for e in events] == ["PowerDistributed", "CrewTurnStarted", "CrewTurnEnded"]
+    assert events[1].surprised and events[2].skipped and t.state.acting == "" and t.state.stage == "crew"
+
+
 @pytest.mark.parametrize(
     "shield_type,size,points",
     [

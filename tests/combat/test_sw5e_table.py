@@ -453,6 +453,48 @@ def test_tied_ships_wait_for_the_gms_order(enc, gm, player, other_player, tess, 
 # --- ship turns and crew turns through the act endpoint ------------------------------------------------------------
 
 
+def test_a_lone_crew_member_stores_the_dice_and_starts_their_turn_in_one_tap(
+    client, campaign, gm, player, tess, lantern, talon
+):
+    """Tess alone aboard the Lantern: the form that stores the reactor's dice also starts her turn (the dice as the
+    form sets them), and says that doing so passes on the shield regeneration it could have had (shields 20/30)."""
+    client.force_login(gm)
+    lone = build(client, campaign, [tess], {lantern: "ready", talon: "ready"})
+    ok(lone, player, "roll_initiative", dice=[10], actor=key(tess))
+    ok(lone, gm, "set_ship_initiative", ship=sid(talon), value=1)
+    ok(lone, gm, "start_combat")
+    html = unescape(player_html(lone, player))
+    both = '<button type="submit" name="start_turn" value="on" class="primary">Store them and take my turn</button>'
+    assert both in html
+    assert "Taking your turn now passes on shield regeneration: store the dice alone to regenerate first." in html
+    assert '<button type="submit">Store the power dice</button>' in html  # to regenerate the shields first
+    assert "Store them and take my turn" not in gm_html(lone)  # the GM's form is the ship's, not a crew member's
+    client.force_login(player)
+    assert notice(post(client, lone, "distribute_power", actor=key(tess), central="1", start_turn="on")) == ""
+    state = state_of(lone)
+    assert state.acting == key(tess) and state.stage == "crew" and state.ship(sid(lantern)).power["central"] == 2
+    html = unescape(player_html(lone, player))
+    assert 'data-your-turn="1"' in html and "Fire the laser cannons at Red Talon" in html
+    assert "Regenerate shields" not in html and "Store them and take my turn" not in html
+    assert "Tess distributes Lantern's power dice: 1 to the central store." in html  # the log: both, in order
+    assert html.index("Tess starts their turn aboard Lantern.") < html.index("Tess distributes Lantern's power")
+
+
+def test_storing_the_dice_starts_only_the_turn_of_whoever_may_go_next(
+    enc, gm, player, other_player, tess, oru, vrask, talon
+):
+    to_combat(enc, gm, player, other_player, tess, oru, talon)
+    to_lantern_turn(enc, gm, vrask, talon)
+    assert "Store them and take my turn" in player_html(enc, player)  # no order yet: either may go first
+    assert "Store them and take my turn" in player_html(enc, other_player)
+    ok(enc, player, "set_crew_order", actor=key(tess), order=f"{key(oru)},{key(tess)}")  # Tess at the helm settles it
+    assert "Store them and take my turn" not in player_html(enc, player)
+    assert "Store them and take my turn" in player_html(enc, other_player)
+    refused = go(enc, player, "distribute_power", actor=key(tess), central=1, start_turn=True)
+    assert refused.error == "The crew's order has Oru go next."
+    assert state_of(enc).stage == "power"  # refused whole: the dice wait too
+
+
 def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, tess, oru, vrask, lantern, talon):
     to_combat(enc, gm, player, other_player, tess, oru, talon)
     # The Red Talon acts first; the phones say so, and offer nothing yet.

@@ -105,19 +105,31 @@ def csp_violations():
 @pytest.fixture
 def phone(browser, csp_violations):
     """Factory: phone() opens a new browser context (its own cookies: a separate phone) and gives its page.
+    phone(bfcache=True) opens it in a Chromium of its own that keeps pages in its back-forward cache, as a phone's
+    browser does: Playwright turns that cache off (--disable-back-forward-cache) unless told not to.
 
     No page may violate the Content-Security-Policy: checked when the test ends."""
     from playwright.sync_api import expect
 
     expect.set_options(timeout=TIMEOUT_MS)
     contexts = []
+    with_cache = []  # the Chromium with a back-forward cache, once a test asks for it
 
     def console(message):
         if message.type == "error" and "Content Security Policy" in message.text:
             csp_violations.append(f"console: {message.text}")
 
-    def make(**overrides):
-        context = browser.new_context(**{**PHONE, **overrides})
+    def make(bfcache=False, **overrides):
+        if bfcache and not with_cache:
+            with_cache.append(
+                browser.browser_type.launch(
+                    executable_path=CHROMIUM,
+                    headless=True,
+                    args=CHROMIUM_ARGS,
+                    ignore_default_args=["--disable-back-forward-cache"],
+                )
+            )
+        context = (with_cache[0] if bfcache else browser).new_context(**{**PHONE, **overrides})
         context.set_default_timeout(TIMEOUT_MS)
         context.expose_function("__frayCspViolation", lambda text: csp_violations.append(text))
         context.add_init_script(CSP_REPORTER)
@@ -133,4 +145,6 @@ def phone(browser, csp_violations):
     yield make
     for context in contexts:
         context.close()
+    for other in with_cache:
+        other.close()
     assert not csp_violations, f"Content-Security-Policy violations: {csp_violations}"

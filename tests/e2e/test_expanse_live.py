@@ -142,7 +142,7 @@ def test_a_gm_and_two_phones_play_two_rounds_of_the_expanse(daphne_server, phone
         before = turn_key(gm)
         if name == PLAYERS["cleo"]:
             expect(rosa.get_by_text("Your turn!")).to_be_visible()
-            expect(rosa.locator(".me .sr-announce")).to_have_text("Your turn.")
+            expect(rosa.locator("#turn-say")).to_have_text("Your turn.")
             if round_no == 1:
                 builder = rosa.locator("form.attack-builder")
                 expect(builder.get_by_label("Weapon: your roll").locator("option[value=pistol]")).to_have_text(
@@ -208,7 +208,7 @@ def test_a_gm_and_two_phones_play_two_rounds_of_the_expanse(daphne_server, phone
             panel.get_by_role("button", name="Roll the attack").click()
             # 13 damage, Toughness 4: Rosa's phone asks how much Fortune she spends.
             expect(rosa.locator(".banner.may")).to_have_text("You may act now.")
-            expect(rosa.locator(".me .sr-announce")).to_have_text("You may act now.")
+            expect(rosa.locator("#turn-say")).to_have_text("You may act now.")
             expect(rosa.get_by_text("9 damage to absorb")).to_be_visible()
             fits(rosa)
             rosa.get_by_label(re.compile(r"^Fortune to spend")).fill("9")

@@ -123,7 +123,7 @@ def test_a_gm_and_two_phones_play_a_whole_hero_turn(daphne_server, phone):
         expect(page.locator(".status h2")).to_have_text("Turn 1, segment 12")
         expect(page.locator(".queue li")).to_have_count(3)
     expect(kestrel.get_by_text("Your phase!")).to_be_visible()
-    expect(kestrel.locator(".me .sr-announce")).to_have_text("Your phase.")
+    expect(kestrel.locator("#turn-say")).to_have_text("Your phase.")  # the one live region, not the banner
     expect(bulwark.locator(".me")).to_have_attribute("data-your-turn", "0")
     kestrel.wait_for_function("(window.__buzz || []).length === 1")
     assert bulwark.evaluate("(window.__buzz || []).length") == 0

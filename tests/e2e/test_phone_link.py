@@ -8,16 +8,44 @@ each declaration is a live update on Ana's phone. On both phone screens (360x740
   they stay open;
 - the phone sleeps while its socket dies without a word (no frame either way, no close, as when a phone's
   network drops in its sleep): what the GM did meanwhile shows once the phone wakes, without a reload.
+On the 360x740 screen:
+- Ana opens another page and comes back with the browser's Back: the page is restored from the back-forward cache
+  (not loaded again) and catches up with what the GM did meanwhile;
+- the server closes the socket for good (4404: Fay, a player, is removed from the campaign; 4429: a page that asks
+  for the table too often): hx-ws does not reconnect after those, and the badge says so instead of "reconnecting…";
+- the "Beep when my turn starts" row is one thumb-sized tap target, box and words.
 """
 
 import re
+import socket
+import threading
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.live import daphne_server, join_table, log_in, start_built_encounter  # noqa: F401  (fixture)
+from tests.e2e.live import (  # noqa: F401  (fixture)
+    DEMO_CAMPAIGN,
+    DEMO_PASSWORD,
+    daphne_server,
+    join_table,
+    log_in,
+    start_built_encounter,
+    watch_live,
+)
 
 pytestmark = [pytest.mark.e2e]
+
+# Fay: a player of the demo campaign whom the GM removes while her table is open.
+SERVER_SETUP = f"""
+from campaigns.models import Campaign, Membership, User
+fay = User.objects.create_user("fay", password={DEMO_PASSWORD!r}, first_name="Fay")
+Membership.objects.create(campaign=Campaign.objects.get(name={DEMO_CAMPAIGN!r}), user=fay, role="player")
+"""
+PHONE_360 = {"width": 360, "height": 740}
+# The page's websocket, as hx-ws hands it over: for a test that sends on it what the page itself never would.
+KEEP_SOCKET = """
+document.addEventListener("htmx:ws:after:connection", (e) => { window.__link = e.detail.connection; });
+"""
 
 SCREENS = {"360x740": {"width": 360, "height": 740}, "412x915": {"width": 412, "height": 915}}
 # Make the page believe the phone was locked (true) or woken (false): what a phone's browser reports.
@@ -33,8 +61,63 @@ def screen(request):
     return SCREENS[request.param]
 
 
-def open_table(base, phone, screen, name, *, before_join=None):
-    """The GM starts `name` (Luwe against four Nivicks); Ana joins on a phone of `screen`. Returns (gm, ana)."""
+class Relay:
+    """A phone's network between the browser and daphne: every connection to `url` is passed on to the server,
+    byte for byte, except that while `flowing` is clear what the server sends on a websocket waits (a slow link)."""
+
+    def __init__(self, base):
+        self.port = int(base.rsplit(":", 1)[1])
+        self.flowing = threading.Event()
+        self.flowing.set()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client):
+        server = socket.create_connection(("127.0.0.1", self.port))
+        first = client.recv(65536)  # a browser opens a connection of its own for each websocket
+        server.sendall(first)
+        threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+        self._pump(server, client, b"upgrade: websocket" in first.lower())
+
+    def _pump(self, source, sink, holdable):
+        try:
+            while data := source.recv(65536):
+                if holdable:
+                    self.flowing.wait()
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.flowing.set()
+        self.listener.close()
+
+
+@pytest.fixture
+def relay(daphne_server):  # noqa: F811
+    link = Relay(daphne_server)
+    yield link
+    link.close()
+
+
+def open_table(base, phone, screen, name, *, before_join=None, bfcache=False, via=None):
+    """The GM starts `name` (Luwe against four Nivicks); Ana joins on a phone of `screen` (whose browser keeps a
+    back-forward cache if `bfcache`, and reaches the server through the base URL `via` if given). Returns (gm, ana)."""
     gm = phone(viewport=screen)
     log_in(gm, base, "gm")
     gm.get_by_role("link", name="New encounter").click()
@@ -42,10 +125,10 @@ def open_table(base, phone, screen, name, *, before_join=None):
     gm.get_by_role("spinbutton", name="Nivick", exact=True).fill("4")
     gm.get_by_label("Name", exact=True).fill(name)
     url = start_built_encounter(gm)
-    ana = phone(viewport=screen)
+    ana = phone(viewport=screen, bfcache=bfcache)
     if before_join:
         before_join(ana)
-    join_table(ana, base, "ana", name, url)
+    join_table(ana, via or base, "ana", name, url.replace(base, via or base))
     return gm, ana
 
 
@@ -56,6 +139,10 @@ def declare(gm, enemy, text):
     gm.get_by_label("Action", exact=True).fill(text)
     gm.get_by_role("button", name="Declare", exact=True).click()
     expect(gm.locator(".declarations li", has_text=enemy)).to_contain_text(text)
+
+
+def keep_socket(page):
+    page.add_init_script(KEEP_SOCKET)
 
 
 def badge(page):
@@ -128,3 +215,74 @@ def test_a_change_made_while_the_phone_slept_shows_when_it_wakes(daphne_server, 
     expect(ana.locator(".declarations li", has_text="Nivick 2")).to_contain_text("creeps up the ladder")
     expect(badge(ana)).to_have_attribute("data-state", "live")
     assert ana.evaluate("window.__noReload === true"), "the phone reloaded the page"
+
+
+def test_a_page_back_from_the_back_forward_cache_catches_up_without_a_reload(daphne_server, phone, relay):
+    """The real thing: a Chromium that keeps pages in its back-forward cache (Playwright's default turns it off).
+    As Ana opens another page, hx-ws closes the table's socket (code 1000) and the page is frozen in the cache.
+    Whether the server's answer to that close reaches the page before it is frozen is a race; here the phone's
+    network holds it until Back has restored the page (pageshow with persisted, no load: the test's mark is still on
+    it), the order in which hx-ws lets the connection go for good. The page must open a new socket and catch up
+    with what the GM did while it was away."""
+    gm, ana = open_table(daphne_server, phone, PHONE_360, "Back and forth", bfcache=True, via=relay.url)
+    ana.evaluate("window.addEventListener('pageshow', (e) => { window.__restored = e.persisted; })")
+    table_url = ana.url
+    relay.flowing.clear()
+    ana.get_by_role("link", name="log and charts").click()
+    expect(ana.get_by_role("heading", name="Timeline")).to_be_visible()
+    declare(gm, "Nivick 3", "slips behind the crates")  # while Ana reads the log
+    ana.go_back(wait_until="commit")  # a page from the cache fires no load event
+    expect(ana).to_have_url(table_url)
+    ana.wait_for_function("() => window.__restored !== undefined || !window.__noReload")  # shown again, or loaded
+    assert ana.evaluate("window.__restored === true"), "the page was not restored from the back-forward cache"
+    relay.flowing.set()  # the answer to the page's goodbye arrives now
+    expect(ana.locator(".declarations li", has_text="Nivick 3")).to_contain_text("slips behind the crates")
+    expect(badge(ana)).to_have_attribute("data-state", "live")
+    declare(gm, "Nivick 4", "throws a flare")  # the new socket carries what comes next
+    expect(ana.locator(".declarations li", has_text="Nivick 4")).to_contain_text("throws a flare")
+    assert ana.evaluate("window.__noReload === true"), "the phone reloaded the page"
+
+
+def test_a_player_removed_from_the_campaign_is_told_the_table_closed(daphne_server, phone):
+    """The server closes Fay's socket with 4404 when the GM removes her: no reconnecting, and the badge says why."""
+    gm, ana = open_table(daphne_server, phone, PHONE_360, "Fay watches")
+    fay = phone(viewport=PHONE_360)
+    log_in(fay, daphne_server, "fay")
+    fay.goto(ana.url)  # a member of the campaign may watch any running table
+    watch_live(fay)
+    gm.get_by_role("link", name=DEMO_CAMPAIGN).first.click()
+    card = gm.locator("#members li", has_text="Fay")
+    card.get_by_role("button", name="Remove").click()
+    expect(gm.get_by_text("Fay left the campaign")).to_be_visible()
+    expect(badge(fay)).to_have_attribute("data-state", "closed")
+    expect(badge(fay)).to_have_text("closed: this table is no longer open to you; reload the page")
+    fay.wait_for_timeout(3_000)  # longer than hx-ws's first reconnect delay and a heartbeat: nothing changes it
+    expect(badge(fay)).to_have_attribute("data-state", "closed")
+    assert fay.evaluate("window.__noReload === true")
+
+
+def test_a_page_that_floods_the_server_is_told_its_socket_closed(daphne_server, phone):
+    """Resyncs beyond the socket's ration close it with 4429: the badge says closed, not reconnecting…"""
+    gm, ana = open_table(daphne_server, phone, PHONE_360, "Flooded", before_join=keep_socket)
+    ana.evaluate("() => { for (let i = 0; i < 20; i++) window.__link.socket.send('hello'); }")
+    expect(badge(ana)).to_have_attribute("data-state", "closed")
+    expect(badge(ana)).to_have_text("closed: this page asked the server too often; reload the page")
+    ana.wait_for_timeout(3_000)
+    expect(badge(ana)).to_have_text("closed: this page asked the server too often; reload the page")
+
+
+def test_the_beep_toggle_is_one_thumb_sized_row(daphne_server, phone):
+    """At 360 px wide the whole row, box and words, toggles the beep: a target at least 44 x 44 CSS px."""
+    gm, ana = open_table(daphne_server, phone, PHONE_360, "Beep row")
+    sound = ana.get_by_label("Beep when my turn starts")
+    row = ana.locator("label", has=sound)
+    box, tick = row.bounding_box(), sound.bounding_box()
+    assert box["width"] >= 44 and box["height"] >= 44, f"the row is {box['width']} x {box['height']} px"
+    assert box["width"] >= 0.8 * PHONE_360["width"], "the row is not as wide as the column"
+    assert box["x"] <= tick["x"] and tick["x"] + tick["width"] <= box["x"] + box["width"]  # the box is inside it
+    assert box["y"] <= tick["y"] and tick["y"] + tick["height"] <= box["y"] + box["height"]
+    expect(sound).not_to_be_checked()
+    row.tap(position={"x": box["width"] - 4, "y": box["height"] / 2})  # its far end, away from the box and words
+    expect(sound).to_be_checked()
+    row.tap(position={"x": 2, "y": 2})  # a corner
+    expect(sound).not_to_be_checked()

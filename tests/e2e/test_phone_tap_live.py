@@ -4,7 +4,7 @@ Served by a real daphne (tests/e2e/live.py). Each test gets an encounter of its 
 server's database (SETUP) up to the moment that matters: one GM action before the phone's turn starts (or it may
 act), or already in that turn. The GM acts over plain HTTP, so each test drives one browser context: the phone.
 Each model's "simple tap" is a one-button action of that turn (claim the turn, end the phase, end the turn,
-store the power dice) whose log sentence shows it acted, and how many times.
+store the power dice and take the turn) whose log sentence shows it acted, and how many times.
 """
 
 import json
@@ -31,13 +31,20 @@ class Model:
     advance: str  # the GM's command that starts the phone's turn (or lets it act)
     tap: str  # the command of a one-button action of that turn
     logged: str  # the log's sentence for it
+    said: str  # what the page's live region says when `advance` starts the phone's turn (or lets it act)
 
 
 MODELS = {
-    "burn_bryte": Model("ana", "start_players", "claim_turn", "Luwe starts their turn."),
-    "hero": Model("ana", "next_segment", "end_phase", "Kestrel lets the phase go by."),
-    "expanse": Model("cleo", "next_turn", "end_turn", "Rosa Okafor ends their turn."),
-    "sw5e": Model("ana", "start_combat", "distribute_power", "Tess Varro distributes Wayward Lantern's power dice"),
+    "burn_bryte": Model("ana", "start_players", "claim_turn", "Luwe starts their turn.", "You may act now."),
+    "hero": Model("ana", "next_segment", "end_phase", "Kestrel lets the phase go by.", "Your phase."),
+    "expanse": Model("cleo", "next_turn", "end_turn", "Rosa Okafor ends their turn.", "Your turn."),
+    "sw5e": Model(
+        "ana",
+        "start_combat",
+        "distribute_power",
+        "Tess Varro distributes Wayward Lantern's power dice",
+        "You may act now.",
+    ),
 }
 SIZES = {"360x740": {"width": 360, "height": 740}, "412x915": {"width": 412, "height": 915}}
 KINDS = ("turn", "refusal", "offline")
@@ -54,6 +61,9 @@ window.AudioContext = class {
 };
 """
 REFUSED = "This action arrived without its key; reload the page and try again."
+# What the page would read out at once: every assertive live region and alert that holds text (its id, else class).
+SPEAKING = """() => [...document.querySelectorAll("[aria-live=assertive], [role=alert]")]
+  .filter((el) => el.textContent.trim()).map((el) => el.id || el.className)"""
 
 # Run by manage.py shell on the server's database: builds and starts one encounter per (name, model, kind) in
 # SPECS and prints {name: url}. "turn" stops one GM action (the model's `advance`) short of the phone's turn; the
@@ -214,7 +224,8 @@ def open_table(phone, base, model, size, url, init_script=None):
 
 
 def simple_tap(page, model):
-    """The form of the model's one-button action in the phone's own section."""
+    """The form of the model's one-button action in the phone's own section; its first button is the tap (SW5e's
+    also offers to store the dice without taking the turn)."""
     return page.locator(f".me form:has(input[name=command][value={MODELS[model].tap}])")
 
 
@@ -256,7 +267,11 @@ def test_my_turn_brings_my_first_control_into_view(daphne_server, phone, tables,
 
     first = me.locator(":is(button, select, textarea, input:not([type=hidden])):visible").first
     expect(first).to_be_in_viewport()
-    expect(page.locator("#turn-say")).to_have_text(re.compile(r"^(Your turn|You may act now)$"))
+    # "Your turn" is said once: by the page's one live region, in the model's words; the banner is only shown.
+    expect(page.locator("#turn-say")).to_have_text(MODELS[model].said)
+    expect(me.locator(".banner")).to_be_visible()
+    assert page.evaluate(SPEAKING) == ["turn-say"]
+    assert me.locator(".banner").evaluate("b => b.closest('[aria-live], [role=alert], [role=status]')") is None
     assert page.evaluate("[window.__buzz, window.__beeps]") == [1, 1]
     # The phone remembers the beep for its next visit.
     again = page.context.new_page()
@@ -275,14 +290,14 @@ def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(daphn
         route.continue_(post_data=urlencode(fields))
 
     page.route("**/act/", drop_the_key)
-    simple_tap(page, model).locator("button").click()
+    simple_tap(page, model).locator("button").first.click()
     expect(notice(page)).to_have_text(REFUSED)
     expect(notice(page)).to_be_in_viewport()
     expect(simple_tap(page, model).locator("xpath=following-sibling::*[1]")).to_have_text(REFUSED)
     page.unroute("**/act/")
 
     # The next tap, held on its way: its buttons are disabled and it is marked busy until the answer comes.
-    button = simple_tap(page, model).locator("button")
+    button = simple_tap(page, model).locator("button").first
     held = []
     page.route("**/act/", lambda route: held.append(route))
     button.click()
@@ -301,7 +316,7 @@ def test_a_refusal_stands_by_the_tap_and_a_slow_tap_shows_it_is_on_its_way(daphn
 def test_a_tap_that_got_no_answer_is_retried_with_its_key_and_acts_once(daphne_server, phone, tables, model, size):  # noqa: F811
     page, errors = open_table(phone, daphne_server, model, size, tables[name_of(model, size, "offline")])
     page.context.set_offline(True)
-    simple_tap(page, model).locator("button").click()
+    simple_tap(page, model).locator("button").first.click()
     expect(notice(page)).to_contain_text("Not sent")
     expect(notice(page)).to_be_in_viewport()
     page.context.set_offline(False)

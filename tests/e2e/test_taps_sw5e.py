@@ -1,10 +1,12 @@
-"""Taps per simple SW5e crew turn on a phone (issue 16): from "Take my turn" to "turn ended" with the defaults,
+"""Taps per simple SW5e crew turn on a phone (issue 16): from "your turn" to "turn ended" with the defaults,
 at most 3 taps, on a 360x740 and a 412x915 screen.
 
-The GM pits the demo's Wayward Lantern (Tess at the helm, Oru the gunner) against the Red Talon, an NPC ship put
-last in the order. On the Lantern's turn Tess stores the reactor's dice (the ship's chore, before any crew
-turn); then Oru's turn is counted: Take my turn, the one-tap Fire at the Red Talon, End my turn. Nothing is typed
-or picked on his phone: the weapon and the target are the phone's defaults.
+The GM pits the demo's Wayward Lantern against the Red Talon, an NPC ship put last in the order.
+- Tess at the helm and Oru the gunner: on the Lantern's turn Tess stores the reactor's dice (the ship's chore,
+  before any crew turn); then Oru's turn is counted: Take my turn, the one-tap Fire at the Red Talon, End my turn.
+- Tess alone aboard: the chore is hers, and it is counted: her phone offers to store the dice as its form sets
+  them and take her turn in the same tap, then the one-tap Fire, End my turn.
+Nothing is typed or picked on the counted phone: the dice's stores, the weapon and the target are its defaults.
 """
 
 import re
@@ -34,7 +36,8 @@ class Taps:
         self.count += 1
 
 
-def build(gm, encounter):
+def build(gm, encounter, away=("Mek-7",)):
+    """The GM's builder: the two ships, every SW5e PC of the demo but those `away`. Returns the table's URL."""
     gm.get_by_role("link", name="New encounter").click()
     pick_model(gm.get_by_label("Combat model"), "SW5e starships")
     lantern = gm.get_by_label("Wayward Lantern (party ship)")
@@ -43,7 +46,8 @@ def build(gm, encounter):
     lantern.select_option("ready")
     gm.get_by_label("Red Talon (NPC ship)").select_option("ready")
     party = gm.locator("fieldset", has=gm.locator("legend", has_text="Player characters"))
-    party.get_by_label("Mek-7", exact=True).uncheck()
+    for name in away:
+        party.get_by_label(name, exact=True).uncheck()
     return start_built_encounter(gm)
 
 
@@ -80,5 +84,39 @@ def test_a_gunners_simple_turn_takes_at_most_three_taps(daphne_server, phone, sc
     log_has(oru, "Oru Dax ends their turn.")
     expect(oru.locator(".banner")).to_have_count(0)
     expect(oru.locator(".me .waiting")).to_have_text(re.compile(r"^You have had your turn"))
+    assert taps.count <= 3, f"{taps.count} taps for a simple turn"
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=list(SCREENS))
+def test_a_lone_crew_members_simple_turn_stores_the_dice_within_the_three_taps(daphne_server, phone, screen):
+    base, size = daphne_server, SCREENS[screen]
+    open_phone, errors = phone_opener(lambda: phone(viewport=size))
+    encounter = f"Lone tap count {screen}"
+    gm = open_phone("gm")
+    log_in(gm, base, "gm")
+    url = build(gm, encounter, away=("Mek-7", "Oru Dax"))
+    tess = open_phone("ana")
+    join_table(tess, base, "ana", encounter, url)
+    tess.get_by_role("button", name="Roll initiative").click()
+    expect(tess.locator(".sheet .where")).to_contain_text("· initiative")
+    expect(gm.locator(".log li", has_text="Tess Varro rolls initiative")).to_have_count(1)
+    gm.get_by_label("Red Talon's initiative").fill("1")
+    gm.get_by_role("button", name="Set", exact=True).click()
+    log_has(gm, "The GM sets Red Talon's initiative to 1.")
+    gm.get_by_role("button", name="Start combat").click()
+
+    # The Lantern's turn, counted from the moment Tess's phone offers it: the reactor's dice wait for her.
+    taps = Taps(tess)
+    expect(tess.locator(".banner.may")).to_have_text("You may act now.")
+    taps.tap("Store them and take my turn")
+    expect(tess.locator(".banner.turn")).to_have_text("Your turn!")
+    log_has(tess, "Tess Varro distributes Wayward Lantern's power dice")
+    taps.tap("Fire the laser cannons at Red Talon")
+    log_has(tess, "Tess Varro fires the laser cannons at Red Talon as an action.")
+    taps.tap("End my turn")
+    log_has(tess, "Tess Varro ends their turn.")
+    expect(tess.locator(".banner")).to_have_count(0)
+    expect(tess.locator(".me .waiting")).to_have_text("You have had your turn; Wayward Lantern's turn can end.")
     assert taps.count <= 3, f"{taps.count} taps for a simple turn"
     assert not errors, f"JavaScript errors: {errors}"

@@ -27,7 +27,8 @@ user id, NPC crew run by the GM). It moves through two stages:
   setting allows it); the GM rolls or enters the initiative of each ship with no PC aboard
   (``SetShipInitiative``) and orders tied ships (``OrderTies``). ``StartCombat`` fixes the order.
 * Combat: rounds of ship turns, highest initiative first. A ship's turn moves through three steps
-  (``state.stage``): "power" — the reactor's dice wait for ``DistributePower``; "start" — the crew may
+  (``state.stage``): "power" — the reactor's dice wait for ``DistributePower`` (with ``start_turn``, the crew
+  member who stores them goes straight on to their own turn); "start" — the crew may
   ``RegenerateShields``; "crew" — crew members take turns (``StartCrewTurn``, ``TakeAction``,
   ``EndCrewTurn``) in the order the crew proposes and the helm settles (``SetCrewOrder``), until
   ``EndShipTurn`` hands over to the next ship (rolling its reactor) or to the next round.

@@ -71,6 +71,9 @@ class DistributePower(Command):
     shields: int = 0
     sensors: int = 0
     weapons: int = 0
+    # The crew member who stores the dice goes on to take their turn (StartCrewTurn), passing on shield
+    # regeneration as starting a turn does: the common ship turn of a lone crew member in one tap.
+    start_turn: bool = False
 
 
 @dataclass(frozen=True)

@@ -268,7 +268,12 @@ def _distribute_power(state: State, c: DistributePower, dice: Dice) -> list[Even
                     f"{STORE_LABELS[store]}: this coupling holds {cap} there and {free} "
                     f"{'is' if free == 1 else 'are'} free."
                 )
-    return [PowerDistributed(ship=ship.id, by=by, produced=produced, assigned={k: v for k, v in wanted.items() if v})]
+    stored = PowerDistributed(ship=ship.id, by=by, produced=produced, assigned={k: v for k, v in wanted.items() if v})
+    if not c.start_turn:
+        return [stored]
+    _require(bool(by), "Only a crew member aboard can take their turn.")
+    # The turn starts as StartCrewTurn would start it once the dice are stored, or the whole command is refused.
+    return [stored, *_start_crew_turn(evolve(state, stored), StartCrewTurn(actor=by), dice)]
 
 
 def _regenerate_shields(state: State, c: RegenerateShields, dice: Dice) -> list[Event]:
