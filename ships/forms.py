@@ -6,6 +6,25 @@ from combat.rules.sw5e.stats import STATIONS
 from ships.models import Ship
 
 NUMBER = {"inputmode": "numeric", "min": 0}
+# The sheet's counts: whole numbers that cannot be negative.
+COUNTS = (
+    "livability_rating",
+    "mi_health",
+    "mi_health_max",
+    "tier",
+    "hull",
+    "hull_max",
+    "shields",
+    "shields_max",
+    "hull_dice",
+    "shield_dice",
+    "power_central",
+    "power_communications",
+    "power_engines",
+    "power_shields",
+    "power_sensors",
+    "power_weapons",
+)
 
 
 class ShipForm(forms.ModelForm):
@@ -41,50 +60,12 @@ class ShipForm(forms.ModelForm):
         )
         widgets = {
             "notes": forms.Textarea(attrs={"rows": 3}),
-            **{
-                name: forms.NumberInput(attrs=NUMBER)
-                for name in (
-                    "livability_rating",
-                    "mi_health",
-                    "mi_health_max",
-                    "tier",
-                    "hull",
-                    "hull_max",
-                    "shields",
-                    "shields_max",
-                    "hull_dice",
-                    "shield_dice",
-                    "power_central",
-                    "power_communications",
-                    "power_engines",
-                    "power_shields",
-                    "power_sensors",
-                    "power_weapons",
-                )
-            },
+            **{name: forms.NumberInput(attrs=NUMBER) for name in COUNTS},
             # Signed numbers: a phone's numeric keypad has no minus sign.
             **{name: forms.NumberInput(attrs={"min": -10, "max": 20}) for name in ("con_mod", "initiative_mod")},
         }
         error_messages = {
-            name: {"min_value": "This cannot be negative.", "invalid": "Enter a whole number."}
-            for name in (
-                "livability_rating",
-                "mi_health",
-                "mi_health_max",
-                "tier",
-                "hull",
-                "hull_max",
-                "shields",
-                "shields_max",
-                "hull_dice",
-                "shield_dice",
-                "power_central",
-                "power_communications",
-                "power_engines",
-                "power_shields",
-                "power_sensors",
-                "power_weapons",
-            )
+            name: {"min_value": "This cannot be negative.", "invalid": "Enter a whole number."} for name in COUNTS
         }
         error_messages.update(
             {
