@@ -1,7 +1,8 @@
 """Orders to every open socket of one user, over the channel group `user-<id>` that each of their sockets joins.
 
 `send_to_user` publishes once the current transaction commits. A channel layer that is down is logged and
-ignored: the change stands, and the socket catches up on its next resync or reconnect.
+ignored: the change stands, and the socket catches up on its next resync or reconnect. `publish` sends at once,
+for a caller that runs after its commit already (campaigns.notices).
 
 Membership: any change of a Membership row (a role set, a member removed, a campaign or a user deleted, through
 a service or the admin) tells that user's sockets to read their membership again (combat.consumers).
@@ -33,6 +34,11 @@ def send_to_user(user_id: int, message: dict[str, Any]) -> None:
     """Send `message` (plain JSON-able values, a `type`) to every open socket of the user, after commit."""
     group = user_group(user_id)
     transaction.on_commit(lambda: _send(group, message), robust=True)
+
+
+def publish(user_id: int, message: dict[str, Any]) -> None:
+    """Send `message` to every open socket of the user now (a caller already past its commit)."""
+    _send(user_group(user_id), message)
 
 
 def _send(group: str, message: dict[str, Any]) -> None:

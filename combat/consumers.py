@@ -106,6 +106,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         # One frame: the audience's table, then (for a PC's owner) their own controls; never another player's.
         await self.send(text_data=event["html"] + event.get("own", {}).get(self.own_key, ""))
 
+    async def user_notice(self, event):
+        """A notice for this user (campaigns.notices), sent to their group: the encounter page has this one socket, so
+        it carries the page's notices too, except the "your turn" of this very encounter, which the table shows."""
+        if event.get("turn_of") != self.encounter_id and not self.closing:
+            await self.send(text_data=event["html"])
+
     async def membership_changed(self, event):
         if event.get("campaign") == self.campaign_id and not self.closing:
             await self._follow_membership(always_send=False)

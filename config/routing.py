@@ -5,10 +5,12 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.routing import URLRouter
 from django.urls import path, re_path
 
+from campaigns.consumers import NoticeConsumer
 from combat.consumers import TableConsumer
 
 websocket_urlpatterns = [
     path("ws/campaigns/<int:campaign_id>/encounters/<int:encounter_id>/", TableConsumer.as_asgi()),
+    path("ws/notices/", NoticeConsumer.as_asgi()),
 ]
 
 

@@ -101,7 +101,7 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
 
     page = gm_client.get(encounter.get_absolute_url()).content.decode()
     assert "<h1>Relay ambush</h1>" in page and "Burn Bryte" in page and ">Draft<" in page
-    assert "hx-ws:connect" not in page  # not the live table
+    assert "/ws/campaigns/" not in page  # not the live table
     roster = re.search(r'<ul class="roster">.*?</ul>', page, re.S).group(0)
     rows = re.findall(r"<li>(.*?)</li>", roster, re.S)
     assert len(rows) == 4
@@ -192,7 +192,7 @@ def test_gm_starts_the_draft_and_the_table_shows(gm, player, draft, pc):
     response = c.post(url("encounter_start", draft), follow=True)
     assert response.redirect_chain == [(draft.get_absolute_url(), 302)]
     page = response.content.decode()
-    assert "Round 1" in page and "hx-ws:connect" in page and "Delete this draft" not in page
+    assert "Round 1" in page and 'hx-ws:connect="/ws/campaigns/' in page and "Delete this draft" not in page
     draft.refresh_from_db()
     assert draft.status == Encounter.Status.ACTIVE and draft.started_at is not None
     # The settings chosen for the draft hold: the PCs surprised the enemies, so round 1 starts with their turns.
