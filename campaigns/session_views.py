@@ -91,7 +91,7 @@ def session_edit(request, campaign_id, session_id):
     form = SessionForm(request.POST or None, instance=session)
     if request.method == "POST" and form.is_valid():
         try:
-            session = sessions.update_session(session, **form.session_data())
+            session = sessions.update_session(session, by=request.user, **form.session_data())
         except ServiceError as exc:
             messages.error(request, str(exc))
         else:

@@ -10,6 +10,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from campaigns import notices, reminders
 from campaigns.errors import ServiceError
 from campaigns.models import (
     CalendarFeed,
@@ -41,12 +42,15 @@ def create_session(campaign: Campaign, by, *, title, starts_at, duration_minutes
     session.full_clean()
     session.save()
     sync_reminders(session)
+    _announce(session, by, "is planned for")
     return session
 
 
 @transaction.atomic
-def update_session(session: GameSession, *, title, starts_at, duration_minutes, notes="") -> GameSession:
+def update_session(session: GameSession, *, title, starts_at, duration_minutes, notes="", by=None) -> GameSession:
+    """`by`: who changed it; every other member is told when the session moved to another time."""
     session = _lock(session)
+    moved = starts_at != session.starts_at
     if not session.is_scheduled:
         raise ServiceError(f"This session is {session.get_status_display().lower()}; it can no longer be changed.")
     changed = (title, starts_at, duration_minutes, notes) != (
@@ -66,7 +70,19 @@ def update_session(session: GameSession, *, title, starts_at, duration_minutes, 
     session.full_clean()
     session.save()
     sync_reminders(session)
+    if moved:
+        _announce(session, by, "was moved to")
     return session
+
+
+def _announce(session: GameSession, by, what: str) -> None:
+    """A notification and a live notice to every member but `by`: "<campaign>: <title> <what> <their local time>."."""
+    campaign = session.campaign
+
+    def text(user) -> str:
+        return f"{campaign.name}: {session.title} {what} {reminders.local_time(session.starts_at, user)}."
+
+    notices.notify_members(campaign, by, text=text, url=session.get_absolute_url(), action="Open")
 
 
 @transaction.atomic

@@ -11,8 +11,10 @@ import logging
 from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 
+from campaigns import notices
 from campaigns.models import Membership
 from combat import store, tables
 from combat.broadcast import broadcast
@@ -124,6 +126,15 @@ def start_encounter(encounter: Encounter, user) -> Encounter:
     encounter.version = 0
     encounter.save()
     _broadcast_on_commit(encounter)
+    url = reverse("encounter", args=[encounter.campaign_id, encounter.pk])
+    notices.notify_members(
+        encounter.campaign,
+        user,
+        text=lambda _: f"{encounter.campaign.name}: {encounter.name} has started.",
+        url=url,
+        action="Join",
+    )
+    _announce_turns(encounter, None, state, user)
     return encounter
 
 
@@ -256,7 +267,7 @@ def sender_key(user, key: str) -> str:
 
 def _append(encounter, engine, state, events, user, key) -> list[int]:
     seqs = []
-    first, seen_by_players = encounter.version + 1, encounter.players_version
+    first, seen_by_players, before = encounter.version + 1, encounter.players_version, state
     for i, event in enumerate(events):
         seq = encounter.version + 1
         gm_text, players_text = wording(engine.describe, state, event)
@@ -282,7 +293,31 @@ def _append(encounter, engine, state, events, user, key) -> list[int]:
     if encounter.version // store.CHECKPOINT_EVERY > (first - 1) // store.CHECKPOINT_EVERY:
         LogCheckpoint.objects.create(encounter=encounter, seq=encounter.version, state=encounter.state)
     _broadcast_on_commit(encounter, state, players=encounter.players_version != seen_by_players)
+    _announce_turns(encounter, before, state, user)
     return seqs
+
+
+def _announce_turns(encounter: Encounter, before, after, by=None) -> None:
+    """Tell each player whose turn (or HERO phase) has just begun, or who may now act, wherever in Fray they are
+    (campaigns.notices); not `by`, who has just done it. Their own table's view, before and after, says so: the same
+    test as the banner and the buzz on their phone (static/js/table.js). A notice never costs the action: should
+    reading the views fail, nobody is told."""
+    table = tables.get(encounter.model)
+    url = reverse("encounter", args=[encounter.campaign_id, encounter.pk])
+    try:
+        told = []
+        for user_id in sorted({f.owner for f in after.pcs() if f.owner and f.owner != getattr(by, "pk", None)}):
+            now = table.private_view(encounter, after, user_id)
+            was = table.private_view(encounter, before, user_id) if before is not None else None
+            if now.your_turn and not (was and was.your_turn):
+                told.append((user_id, f"Your turn in {encounter.name}."))
+            elif now.you_may_act and not now.your_turn and not (was and (was.you_may_act or was.your_turn)):
+                told.append((user_id, f"You may act now in {encounter.name}."))
+    except Exception:
+        log.exception("could not tell whose turn began in encounter %s", encounter.pk)
+        return
+    for user_id, text in told:
+        notices.your_turn(user_id, text=text, url=url, encounter_id=encounter.pk)
 
 
 def _undo(encounter, user, key) -> Result:

@@ -517,3 +517,48 @@ def test_only_a_gm_reveals_an_unseen_enemy_and_a_refusal_never_names_it(client, 
     assert snapshot() == before
     told = " ".join(str(m) for m in get_messages(response.wsgi_request)) + response.content.decode()
     assert "Skulk" not in told
+
+
+# The notices of campaigns.notices, as each role's notification list shows them ("notifications" reads only the
+# viewer's own rows; the live frames carry the same rows, tests/campaigns/test_notices.py): a member other than the
+# GM who did it is told of a started fight and a planned session; nobody of a draft or of an unseen enemy; someone
+# who is not (or no longer) a member, of nothing.
+TOLD = {
+    "anonymous": LOGIN,
+    "outsider": False,
+    "removed": False,
+    "player": True,
+    "other_player": True,
+    "demoted": True,
+    "gm": False,
+}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_notices_reach_the_other_members_only_and_never_name_a_draft_or_an_unseen_enemy(client, world, gm, role):
+    from combat import services as combat_services
+
+    campaign = world["campaign"]
+    lurker = Character.objects.create(campaign=campaign, name="SECRET Skulk", kind="npc", system="burn_bryte")
+    combat_services.create_encounter(
+        campaign, gm, name="Hidden plan", model="burn_bryte", pcs=[world["pc"]], enemies=[(lurker, 1)]
+    )
+    fight = combat_services.create_encounter(
+        campaign,
+        gm,
+        name="Dark relay",
+        model="burn_bryte",
+        pcs=[world["pc"]],
+        enemies=[(lurker, 1)],
+        hidden={lurker.pk},
+    )
+    combat_services.start_encounter(fight, gm)
+    _login(client, role, world)
+    response = client.get(reverse("notifications"))
+    if TOLD[role] == LOGIN:
+        assert outcome(response) == LOGIN
+        return
+    page = response.content.decode()
+    assert (f"{campaign.name}: Dark relay has started." in page) is TOLD[role]
+    assert (f"{campaign.name}: Relay is planned for" in page) is TOLD[role]  # the world's session
+    assert "Hidden plan" not in page and "Skulk" not in page and "SECRET" not in page

@@ -26,7 +26,11 @@ START = datetime(2026, 1, 16, 19, 0, tzinfo=UTC)  # the clock starts a week befo
 
 @pytest.fixture
 def game(campaign, gm, clock):
-    return sessions.create_session(campaign, gm, title="The relay", starts_at=START, duration_minutes=180)
+    """A planned session, without the "is planned for" news it sent (tests/campaigns/test_notices.py): every
+    notification these tests count is a reminder's."""
+    session = sessions.create_session(campaign, gm, title="The relay", starts_at=START, duration_minutes=180)
+    Notification.objects.filter(reminder=None).delete()
+    return session
 
 
 def sweep():
