@@ -4,7 +4,7 @@ News for the members (an encounter started, a session planned or moved) is a Not
 the one who made it, written in the caller's transaction: the bell counts it, and a channel layer that is down loses
 nothing (the next page shows it). After commit each member's open sockets get one frame of their own: the notice,
 for the page's polite live region, and the bell link with their unread count, both out of band
-(templates/partials/notice.html).
+(templates/partials/notice.html). A reminder the sweep delivers (campaigns.reminders) goes out live the same way.
 
 "Your turn" writes no row: a turn is over in a minute, and a bell that later says "your turn" would send the player
 to a fight that has moved on. It is only a frame, marked with its encounter (`turn_of`), so that encounter's own
@@ -42,6 +42,13 @@ def notify_members(campaign: Campaign, by, *, text: Callable[..., str], url: str
     notices = [(row.user, row.text, url, action) for row in rows]
     transaction.on_commit(lambda: _publish(notices, bell=True), robust=True)
     return rows
+
+
+def announce(row: Notification, action: str = "Open") -> None:
+    """After commit, the live notice of a Notification written elsewhere (a reminder the sweep delivered), with the
+    bell that counts it."""
+    notice = (row.user, row.text, row.url, action)
+    transaction.on_commit(lambda: _publish([notice], bell=True), robust=True)
 
 
 def your_turn(user_id: int, *, text: str, url: str, encounter_id: int) -> None:

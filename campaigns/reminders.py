@@ -52,6 +52,7 @@ from django.db.models import Q
 from django.utils import dateformat, timezone
 from django.utils.timesince import timeuntil
 
+from campaigns import notices
 from campaigns.models import GameSession, Membership, Notification, Reminder
 
 log = logging.getLogger(__name__)
@@ -153,13 +154,14 @@ def deliver(pk: int, token: uuid.UUID) -> str:
             # send outlived CLAIM_TIMEOUT, re-claimed by another sweep.
             log.error("Reminder %s was e-mailed but the row changed meanwhile; it may be sent again.", pk)
             return "lost"
-        Notification.objects.create(
+        row = Notification.objects.create(
             user=reminder.user,
             campaign=reminder.session.campaign,
             text=text,
             url=reminder.session.get_absolute_url(),
             reminder=reminder,
         )
+        notices.announce(row)  # live to the member's open pages (when the worker shares their channel layer)
     return "sent"
 
 

@@ -8,7 +8,7 @@ matrix of tests/test_ws_permissions.py.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -17,7 +17,7 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from campaigns import sessions
+from campaigns import reminders, sessions
 from campaigns.models import Character, Membership, Notification
 from combat import services
 from combat.models import Encounter
@@ -316,3 +316,15 @@ def test_a_member_who_left_hears_nothing_more(sent, campaign, gm, player, clock)
     )
     assert not Notification.objects.filter(user=player).exists()
     assert f"user-{player.pk}" not in dict(sent)
+
+
+def test_a_reminder_the_sweep_delivers_reaches_the_members_pages_with_the_bell(sent, campaign, gm, player, clock):
+    session = sessions.create_session(
+        campaign, gm, title="The relay", starts_at=datetime(2026, 1, 16, 19, 0, tzinfo=UTC), duration_minutes=180
+    )
+    sent.clear()
+    clock.set(session.starts_at - timedelta(hours=24))
+    assert reminders.send_due_reminders() == {"sent": 3}
+    html = dict(sent)[f"user-{player.pk}"]["html"]
+    assert "Drift: The relay starts" in html and f'<a href="{session.get_absolute_url()}">Open</a>' in html
+    assert unread_badge(html) == "2"  # the planning news, then this reminder
