@@ -37,9 +37,10 @@ class Player:
 
 
 def opened(channel_name: str, encounter_id: int, user_id: int) -> None:
-    """A socket was accepted. Rows of this encounter's sockets that stopped being seen long ago go with it."""
+    """A socket was accepted. Rows of this encounter's sockets that no longer count go (one still open after all
+    makes its row again on its next heartbeat: `seen`)."""
     now = timezone.now()
-    OpenSocket.objects.filter(encounter_id=encounter_id, seen_at__lt=now - timedelta(seconds=10 * GONE_AFTER)).delete()
+    OpenSocket.objects.filter(encounter_id=encounter_id, seen_at__lt=now - timedelta(seconds=GONE_AFTER)).delete()
     try:
         with transaction.atomic():
             OpenSocket.objects.update_or_create(
