@@ -562,3 +562,22 @@ def test_notices_reach_the_other_members_only_and_never_name_a_draft_or_an_unsee
     assert (f"{campaign.name}: Dark relay has started." in page) is TOLD[role]
     assert (f"{campaign.name}: Relay is planned for" in page) is TOLD[role]  # the world's session
     assert "Hidden plan" not in page and "Skulk" not in page and "SECRET" not in page
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_only_a_gm_s_encounter_page_shows_who_is_connected(client, world, role):
+    """The connected-players strip (combat.presence) is on the GM's encounter page and on no other member's, even
+    while players have the table open; whoever may not see the page gets no strip either."""
+    from combat.models import OpenSocket
+
+    encounter = world["encounter"]
+    OpenSocket.objects.create(channel_name="specific.test!ana", encounter=encounter, user=world["users"]["player"])
+    _login(client, role, world)
+    response = client.get(reverse("encounter", args=[world["campaign"].pk, encounter.pk]))
+    html = response.content.decode()
+    strip = f'id="enc-{encounter.pk}-presence"'
+    if role == "gm":
+        assert response.status_code == 200 and strip in html and "Players at the table" in html
+        assert "connected" in html
+    else:
+        assert strip not in html and "Players at the table" not in html and "connected" not in html
