@@ -259,7 +259,7 @@ def test_the_gms_quick_edits_step_hull_shields_and_power_and_undo_takes_them_bac
     client.force_login(gm)
     table = gm_html(enc)
     fields = inline_edit(table, "Hull -1 for Lantern")
-    assert fields == {**fields, "command": "adjust_ship", "ship": sid(lantern), "what": "hull", "value": "39"}
+    assert fields == {**fields, "command": "adjust_ship", "ship": sid(lantern), "what": "hull", "change": "-1"}
     assert notice(post(client, enc, **fields)) == ""
     assert state_of(enc).ship(sid(lantern)).hull == 39
     assert "39/45" in player_html(enc, player)
