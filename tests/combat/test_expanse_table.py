@@ -362,6 +362,8 @@ def test_the_gms_quick_edits_step_fortune_and_toggle_conditions_and_undo_takes_t
     r, t1 = key(rosa), key(thug, 1)
     table = gm_html(enc)
     assert "Fortune +1 for Rosa" not in table  # at its maximum: not offered
+    thug_row = table.split("Thug 1", 1)[1].split("</li>", 1)[0]
+    assert 'class="inline-pool">Fortune' not in thug_row and "Conditions" in thug_row  # Fortune 0 of 0: no steps
     assert notice(post(gm_client, enc, **inline_edit(table, "Fortune -1 for Rosa"))) == ""
     assert state_of(enc).fighter(r).fortune == 17
     assert "Fortune 17/18" in player_html(enc, player)
