@@ -5,12 +5,18 @@ once: no longer a member (or a player on a GM's draft) -> closed with 4404; anot
 audience's group and gets that audience's table. A resync ("hello") checks the same way. Table fragments carry
 the group they were sent to, so one queued for an audience the socket has just left is dropped.
 
-The page's heartbeat sends "ping" every few seconds and gets "pong" back (no database): a phone that misses a pong
-knows its socket is dead and reconnects. Pings have their own ration, so they never use up the resyncs'.
+The page's heartbeat sends "ping" every few seconds and gets "pong" back (no database, but for the presence row
+every presence.SEEN_EVERY seconds): a phone that misses a pong knows its socket is dead and reconnects. Pings have
+their own ration, so they never use up the resyncs'.
+
+Presence (combat.presence): every accepted socket has a row; a player's socket opening or closing tells the GMs'
+group, whose sockets send their connected-players strip again. The heartbeat refreshes the row every
+presence.SEEN_EVERY seconds (and a GM's socket then sends its strip if a player's row has expired meanwhile).
 """
 
 from __future__ import annotations
 
+import logging
 from time import monotonic
 
 from channels.db import database_sync_to_async
@@ -18,9 +24,11 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from campaigns.live import user_group
 from campaigns.models import Membership
-from combat import fragments, store
+from combat import fragments, presence, store
 from combat.broadcast import gm_group, players_group
 from combat.models import Encounter
+
+log = logging.getLogger(__name__)
 
 MAX_FRAME = 4096  # clients only ever send a tiny "hello"; anything bigger is refused
 BURST = 5  # resyncs a socket may ask for at once (a phone waking up) ...
@@ -51,6 +59,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         user = self.scope.get("user")
         self.groups_joined: list[str] = []
         self.closing = False
+        self.present = False  # this socket has its presence row
+        self.strip = ""  # the connected-players strip this (GM's) socket sent last
         if user is None or not user.is_authenticated:
             await self.close(code=4401)
             return
@@ -70,9 +80,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self._join(self._audience(self.is_gm))
         await self.accept()
         await self._send_snapshot()
+        await self._opened()
 
     async def disconnect(self, code):
         await self._leave_groups()
+        await self._closed()
 
     async def receive(self, text_data=None, bytes_data=None):
         # Actions go over HTTP (they must survive a dropped socket); the socket only pings or asks for a resync.
@@ -81,6 +93,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if text_data == PING:
             if self.pings.take(monotonic()):
                 await self.send(text_data=PONG)
+                await self._seen()
             else:
                 await self._close(4429)
             return
@@ -106,6 +119,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         # One frame: the audience's table, then (for a PC's owner) their own controls; never another player's.
         await self.send(text_data=event["html"] + event.get("own", {}).get(self.own_key, ""))
 
+    async def presence_changed(self, event):
+        if event.get("group") in self.groups_joined and self.is_gm and not self.closing:
+            await self._send_strip()
+
     async def membership_changed(self, event):
         if event.get("campaign") == self.campaign_id and not self.closing:
             await self._follow_membership(always_send=False)
@@ -122,12 +139,57 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(old, self.channel_name)
             self.groups_joined.remove(old)
             self.is_gm, always_send = membership.is_gm, True
+            await self._presence_changed()  # they join or leave the GMs' list of players
         if always_send:
             await self._send_snapshot()
 
     async def _send_snapshot(self) -> None:
-        html = await self._snapshot()
-        if html is not None:
+        snapshot = await self._snapshot()
+        if snapshot is not None:
+            html, self.strip = snapshot
+            await self.send(text_data=html + self.strip)
+
+    # --- presence --------------------------------------------------------------------------------------------
+
+    async def _opened(self) -> None:
+        await database_sync_to_async(presence.opened)(self.channel_name, self.encounter_id, self.scope["user"].pk)
+        self.present, self.seen_at = True, monotonic()
+        if not self.is_gm:
+            await self._presence_changed()
+
+    async def _closed(self) -> None:
+        if not self.present:
+            return
+        self.present = False
+        await database_sync_to_async(presence.closed)(self.channel_name)
+        if not self.is_gm:
+            await self._presence_changed()
+
+    async def _seen(self) -> None:
+        """On a heartbeat, every presence.SEEN_EVERY seconds: refresh the row (make it again if it had expired);
+        a GM's socket also sends its strip if it changed meanwhile (a player's row expired)."""
+        now = monotonic()
+        if not self.present or now - self.seen_at < presence.SEEN_EVERY:
+            return
+        self.seen_at = now
+        if await database_sync_to_async(presence.seen)(self.channel_name, self.encounter_id, self.scope["user"].pk):
+            if not self.is_gm:
+                await self._presence_changed()
+        if self.is_gm:
+            await self._send_strip()
+
+    async def _presence_changed(self) -> None:
+        group = gm_group(self.encounter_id)
+        try:
+            await self.channel_layer.group_send(group, {"type": presence.PRESENCE_CHANGED, "group": group})
+        except Exception:  # the GMs' strips catch up on their next heartbeat refresh or reconnect
+            log.warning("channel layer unavailable; %s's strip will catch up", group, exc_info=True)
+
+    async def _send_strip(self) -> None:
+        """The strip, if it changed since this socket last sent it (and the user is still a GM here)."""
+        html = await database_sync_to_async(presence.strip_for)(self.encounter_id, self.campaign_id, self.scope["user"])
+        if html is not None and html != self.strip:
+            self.strip = html
             await self.send(text_data=html)
 
     async def _join(self, group: str) -> None:
@@ -137,6 +199,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def _close(self, code: int) -> None:
         self.closing = True
         await self._leave_groups()
+        await self._closed()
         await self.close(code=code)
 
     async def _leave_groups(self) -> None:
@@ -165,9 +228,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         return membership
 
     @database_sync_to_async
-    def _snapshot(self) -> str | None:
-        """The table for the audience this socket is in, read now. None if the membership changed since it was
-        last read (that change's order is queued behind, and follows) or the encounter is gone."""
+    def _snapshot(self) -> tuple[str, str] | None:
+        """The table for the audience this socket is in, read now, and for a GM the connected-players strip (else
+        ""). None if the membership changed since it was last read (that change's order is queued behind, and
+        follows) or the encounter is gone."""
         encounter = (
             Encounter.objects.select_related("campaign")
             .filter(pk=self.encounter_id, campaign_id=self.campaign_id)
@@ -178,4 +242,6 @@ class TableConsumer(AsyncWebsocketConsumer):
             return None
         if encounter.status == Encounter.Status.DRAFT and not membership.is_gm:
             return None
-        return fragments.for_viewer(encounter, store.load_state(encounter), membership)
+        html = fragments.for_viewer(encounter, store.load_state(encounter), membership)
+        # The GM's page shows who is connected: its strip rides along.
+        return html, presence.strip_html(encounter) if membership.is_gm else ""

@@ -207,3 +207,19 @@ class ExportJob(models.Model):
     @property
     def filename(self):
         return f"{slugify(self.encounter.name) or 'encounter'}-{self.encounter_id}.{self.format}"
+
+
+class OpenSocket(models.Model):
+    """One open websocket of the live table, whichever process holds it: the GM's connected-players strip
+    (combat.presence) counts these rows. A row is added when the socket is accepted and removed when it closes; a
+    process that dies cannot remove its rows, so an open socket refreshes `seen_at` on its heartbeat and a row not
+    seen lately counts as gone."""
+
+    channel_name = models.CharField(max_length=100, unique=True)
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    opened_at = models.DateTimeField(default=timezone.now)
+    seen_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.user} on {self.encounter}"

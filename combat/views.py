@@ -12,7 +12,7 @@ from django.utils.html import escape
 from django.views.decorators.http import require_POST
 
 from campaigns.selectors import gm_membership_or_404, membership_or_404
-from combat import fragments, selectors, services, store, tables
+from combat import fragments, presence, selectors, services, store, tables
 from combat.forms import EncounterForm
 from combat.models import Encounter
 from combat.rules.core import RuleError
@@ -99,6 +99,7 @@ def encounter_detail(request, campaign_id, encounter_id):
             "campaign": membership.campaign,
             "encounter": encounter,
             "fragments": html,
+            "presence": presence.players(encounter) if membership.is_gm else None,
         },
     )
 

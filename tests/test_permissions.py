@@ -519,6 +519,25 @@ def test_only_a_gm_reveals_an_unseen_enemy_and_a_refusal_never_names_it(client, 
     assert "Skulk" not in told
 
 
+@pytest.mark.parametrize("role", ROLES)
+def test_only_a_gm_s_encounter_page_shows_who_is_connected(client, world, role):
+    """The connected-players strip (combat.presence) is on the GM's encounter page and on no other member's, even
+    while players have the table open; whoever may not see the page gets no strip either."""
+    from combat.models import OpenSocket
+
+    encounter = world["encounter"]
+    OpenSocket.objects.create(channel_name="specific.test!ana", encounter=encounter, user=world["users"]["player"])
+    _login(client, role, world)
+    response = client.get(reverse("encounter", args=[world["campaign"].pk, encounter.pk]))
+    html = response.content.decode()
+    strip = f'id="enc-{encounter.pk}-presence"'
+    if role == "gm":
+        assert response.status_code == 200 and strip in html and "Players at the table" in html
+        assert "connected" in html
+    else:
+        assert strip not in html and "Players at the table" not in html and "connected" not in html
+
+
 QUICK_EDIT = members(player=SENTENCE, others=SENTENCE)  # the GM's quick edits are GM commands: only a GM's count
 
 

@@ -119,6 +119,7 @@ async def test_matrix(route, state, role, encounters, gm, player, other_player, 
             html = await communicator.receive_from(timeout=WAIT)  # the table, for this viewer
             assert f'id="enc-{encounter.pk}-table"' in html
             assert (f'id="enc-{encounter.pk}-gm"' in html) == (role == "gm")
+            assert (f'id="enc-{encounter.pk}-presence"' in html) == (role == "gm")  # who is connected: GMs only
             assert "SECRET" not in html or role == "gm"
         else:
             assert not connected and code == expected, (role, state, connected, code)

@@ -135,6 +135,30 @@ async def receive_update(communicator, encounter_id: int, *, then_quiet: bool = 
     return (html, "") if mine < 0 else (html[:mine], html[mine:])
 
 
+async def receive_strip(communicator, encounter_id: int, *, then_quiet: bool = True) -> str:
+    """A GM's one frame after a player's socket opened or closed: the connected-players strip (combat.presence)."""
+    [html] = await receive(communicator, 1, then_quiet=then_quiet)
+    assert html.lstrip().startswith(f'<section id="enc-{encounter_id}-presence"'), html[:200]
+    return html
+
+
+STRIP_LINE = re.compile(r'<li class="(on|off)"><span>([^<]+?)(?: <span|</span>)')
+
+
+def strip_lines(html: str) -> dict[str, bool]:
+    """The strip's lines: each player's name and whether it says they are connected (in words, not only colour)."""
+    lines = {name: state == "on" for state, name in STRIP_LINE.findall(html)}
+    assert html.count("not connected") == list(lines.values()).count(False), html
+    return lines
+
+
+async def strip_until(communicator, encounter_id: int, expected: dict[str, bool]) -> str:
+    """Strips until one shows `expected` (two players joining at once may reach a GM in one strip or in two)."""
+    while strip_lines(html := await receive_strip(communicator, encounter_id, then_quiet=False)) != expected:
+        pass
+    return html
+
+
 async def act(user, encounter, name, data, key, dice=None):
     result = await sync_to_async(services.submit)(encounter.pk, user, name, data, key, dice=dice)
     assert result.ok, result.error
@@ -202,7 +226,8 @@ async def test_a_quick_edit_on_the_gms_table_reaches_the_phone_live_without_the_
     assert connected
     phone, connected, _ = await sockets(player, table)
     assert connected
-    [gm_first] = await receive(gm_socket, 1)
+    [gm_first] = await receive(gm_socket, 1, then_quiet=False)
+    await receive_strip(gm_socket, table.pk)  # the player joined
     await receive(phone, 1)
     client = Client()
     await sync_to_async(client.force_login)(gm)
@@ -300,7 +325,8 @@ async def test_every_player_frame_of_a_whole_round_is_free_of_gm_facts(
     assert connected
     player_socket, connected, _ = await sockets(player, encounter)
     assert connected
-    gm_frames = await receive(gm_socket, 1)
+    gm_frames = await receive(gm_socket, 1, then_quiet=False)
+    await receive_strip(gm_socket, encounter.pk)  # the player joined
     player_frames = await receive(player_socket, 1)
 
     async def step(user, name, data, dice=None, players_learn=True):
@@ -386,7 +412,8 @@ async def test_exact_visibility_shows_enemy_health_to_players(campaign, gm, play
 async def test_an_action_reaches_every_connected_socket_with_its_version(table, gm, player, npc, pc, sockets):
     gm_socket, _, _ = await sockets(gm, table)
     player_socket, _, _ = await sockets(player, table)
-    await receive(gm_socket, 1)
+    await receive(gm_socket, 1, then_quiet=False)
+    await receive_strip(gm_socket, table.pk)
     await receive(player_socket, 1)
     await act(gm, table, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "lunges"}, "k1")
     version = (await current(table)).version
@@ -402,7 +429,8 @@ async def test_an_action_reaches_every_connected_socket_with_its_version(table, 
 async def test_a_refused_command_sends_nothing(table, gm, player, sockets):
     gm_socket, _, _ = await sockets(gm, table)
     player_socket, _, _ = await sockets(player, table)
-    await receive(gm_socket, 1)
+    await receive(gm_socket, 1, then_quiet=False)
+    await receive_strip(gm_socket, table.pk)
     await receive(player_socket, 1)
     result = await sync_to_async(services.submit)(table.pk, player, "start_players", {}, "sneaky")
     assert not result.ok
@@ -416,10 +444,12 @@ async def test_a_refused_command_sends_nothing(table, gm, player, sockets):
 async def test_reconnecting_player_gets_everything_they_missed_in_the_first_frame(table, gm, player, pc, npc, sockets):
     gm_socket, _, _ = await sockets(gm, table)
     player_socket, _, _ = await sockets(player, table)
-    await receive(gm_socket, 1)
+    await receive(gm_socket, 1, then_quiet=False)
+    await receive_strip(gm_socket, table.pk)
     [before] = await receive(player_socket, 1)
     assert "Enemies declare" in before
     await player_socket.disconnect(timeout=WAIT)
+    assert strip_lines(await receive_strip(gm_socket, table.pk)) == {"ana": False, "ben": False}
 
     await act(gm, table, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "fires a harpoon"}, "a")
     await act(gm, table, "start_players", {}, "b")
@@ -511,6 +541,7 @@ async def test_a_failing_channel_layer_does_not_lose_the_action(
     monkeypatch.undo()
     player_socket, connected, _ = await sockets(player, table)  # ... so a (re)connecting client catches up
     assert connected
+    await receive_strip(gm_socket, table.pk)
     [html] = await receive(player_socket, 1)
     assert "Nivick declares: bites against Luwe." in html
     assert f'data-version="{after.version}"' in html
@@ -542,7 +573,8 @@ async def test_your_turn_and_your_sheet_reach_only_the_owner(
     gm_socket, _, _ = await sockets(gm, encounter)
     mine, _, _ = await sockets(player, encounter)
     theirs, _, _ = await sockets(other_player, encounter)
-    await receive(gm_socket, 1)
+    await receive(gm_socket, 1, then_quiet=False)
+    await strip_until(gm_socket, encounter.pk, {"ana": True, "ben": True})
     player_frames = await receive(mine, 1)
     other_frames = await receive(theirs, 1)
 
@@ -645,12 +677,14 @@ async def test_a_removed_player_is_closed_at_once_on_every_socket_and_gets_no_fu
     phone, _, _ = await sockets(player, table)
     tablet, _, _ = await sockets(player, table)  # the same player, a second screen
     for socket in (gm_socket, phone, tablet):
-        await receive(socket, 1)
+        await receive(socket, 1, then_quiet=socket is not gm_socket)
+    await receive_strip(gm_socket, table.pk)  # once: the tablet changes nothing, the player was connected already
 
     await _remove(campaign, player)
     for socket in (phone, tablet):  # without sending anything
         assert await socket.receive_output(timeout=WAIT) == {"type": "websocket.close", "code": 4404}
 
+    assert strip_lines(await receive_strip(gm_socket, table.pk, then_quiet=False)) == {"ben": False}  # ana left
     await act(gm, table, "declare", {"enemy": npc_key(npc), "target": pc_key(pc), "text": "fires"}, "after")
     [html] = await receive(gm_socket, 1)
     assert "fires" in html
@@ -750,7 +784,8 @@ async def test_a_resync_moves_a_socket_whose_order_was_lost(
 async def test_deleting_the_campaign_closes_every_socket_of_it(table, campaign, gm, player, sockets):
     gm_socket, _, _ = await sockets(gm, table)
     player_socket, _, _ = await sockets(player, table)
-    await receive(gm_socket, 1)
+    await receive(gm_socket, 1, then_quiet=False)
+    await receive_strip(gm_socket, table.pk)
     await receive(player_socket, 1)
     await sync_to_async(Campaign.objects.filter(pk=campaign.pk).delete)()
     for socket in (gm_socket, player_socket):

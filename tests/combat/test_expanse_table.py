@@ -1044,7 +1044,7 @@ async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(
     campaign, gm, player, other_player, rosa, marcus, thug, close_db_connections
 ):
     from tests.combat.test_consumers import act as ws_act
-    from tests.combat.test_consumers import receive, receive_update
+    from tests.combat.test_consumers import receive, receive_update, strip_until
     from tests.combat.test_consumers import sockets as _  # noqa: F401  (documentation: the same socket helpers)
 
     encounter = await sync_to_async(build)(campaign, gm, [rosa, marcus], thug)
@@ -1070,7 +1070,8 @@ async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(
         gm_socket = await open_socket(gm)
         rosa_socket = await open_socket(player)
         marcus_socket = await open_socket(other_player)
-        [gm_first] = await receive(gm_socket, 1)
+        [gm_first] = await receive(gm_socket, 1, then_quiet=False)
+        await strip_until(gm_socket, encounter.pk, {"ana": True, "ben": True})  # both phones joined
         [rosa_first] = await receive(rosa_socket, 1)
         [marcus_first] = await receive(marcus_socket, 1)
         assert "Roll initiative for everyone" in gm_first and SECRET_NUMBERS in gm_first

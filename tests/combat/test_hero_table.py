@@ -814,7 +814,7 @@ async def test_the_websocket_brings_each_phone_its_phase_and_never_a_gm_fact(
     campaign, gm, player, other_player, kestrel, bulwark, agent, sockets, close_db_connections
 ):
     from tests.combat.test_consumers import act as ws_act
-    from tests.combat.test_consumers import receive, receive_update
+    from tests.combat.test_consumers import receive, receive_update, strip_until
 
     encounter = await sync_to_async(build)(campaign, gm, [kestrel, bulwark], agent)
     opened = []
@@ -823,7 +823,8 @@ async def test_the_websocket_brings_each_phone_its_phase_and_never_a_gm_fact(
         assert connected
         opened.append(socket)
     gm_socket, kestrel_socket, bulwark_socket = opened
-    [gm_first] = await receive(gm_socket, 1)
+    [gm_first] = await receive(gm_socket, 1, then_quiet=False)
+    await strip_until(gm_socket, encounter.pk, {"ana": True, "ben": True})  # both phones joined
     [k_first] = await receive(kestrel_socket, 1)
     [b_first] = await receive(bulwark_socket, 1)
     assert "Begin combat: segment 12 of turn 1" in gm_first and SECRET_NUMBERS in gm_first

@@ -22,6 +22,7 @@ from tests.combat.test_consumers import (  # noqa: F401  (fixtures)
     receive,
     receive_update,
     sockets,
+    strip_until,
 )
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
@@ -45,8 +46,10 @@ async def test_a_reveal_reaches_every_players_socket_and_page_and_no_name_leaks_
     gm_socket, _, _ = await sockets(gm, encounter)
     phone, _, _ = await sockets(player, encounter)
     watcher, _, _ = await sockets(other_player, encounter)  # a player without a character in the fight
-    for socket in (gm_socket, phone, watcher):
+    for socket in (phone, watcher):
         await receive(socket, 1)
+    await receive(gm_socket, 1, then_quiet=False)
+    await strip_until(gm_socket, encounter.pk, {"ana": True, "ben": True})  # the players joined
 
     for user in (player, other_player):
         html = await page(user, encounter)

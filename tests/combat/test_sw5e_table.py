@@ -32,7 +32,7 @@ from combat.rules.dice import ScriptedDice
 from combat.tables import sw5e as table
 from ships.models import CrewAssignment, Ship
 from tests.combat.helpers import inline_edit, state_of, valid_sheet
-from tests.combat.test_consumers import QUIET, receive, receive_update, sockets  # noqa: F401  (fixture)
+from tests.combat.test_consumers import QUIET, receive, receive_strip, receive_update, sockets  # noqa: F401  (fixture)
 from tests.conftest import examples
 from tests.test_fuzz import FUZZ, check, mutated, value
 
@@ -991,7 +991,8 @@ async def test_the_table_over_the_websocket_keeps_npc_numbers_from_the_players(
     assert connected
     phone, connected, _ = await sockets(player, enc)
     assert connected
-    [gm_first] = await receive(gm_socket, 1)
+    [gm_first] = await receive(gm_socket, 1, then_quiet=False)
+    await receive_strip(gm_socket, enc.pk)  # the phone joined
     [phone_first] = await receive(phone, 1)
     assert shows_numbers(gm_first) == list(SECRET_NUMBERS) and "GM controls" in gm_first
     assert f'id="enc-{enc.pk}-me"' in phone_first and "Roll initiative" in phone_first

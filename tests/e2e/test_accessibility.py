@@ -143,6 +143,7 @@ PAGES = {
     "archive": ("ana", ("All encounters", "Archive by session"), "Archive"),
     "Burn Bryte table, my turn": ("ana", ("Ambush at the derelict relay",), "Ambush at the derelict relay"),
     "Burn Bryte table, waiting": ("ben", ("Ambush at the derelict relay",), "Ambush at the derelict relay"),
+    "Burn Bryte table, the GM's": ("gm", ("Ambush at the derelict relay",), "Ambush at the derelict relay"),
     "SW5e table, my turn": ("ana", ("Dogfight over Ord Mantell",), "Dogfight over Ord Mantell"),
     "HERO table, my phase": ("ana", ("Rooftop at midnight",), "Rooftop at midnight"),
     "HERO table, waiting": ("ben", ("Rooftop at midnight",), "Rooftop at midnight"),
@@ -155,7 +156,7 @@ PAGES = {
     "encounter log with dice": ("ana", ("Tycho dock", "log and charts"), "Tycho dock: the log"),
     "not found, logged in": ("ana", "/campaigns/999999/", "Not Found"),
 }
-USERS = ("ana", "ben", "dee")
+USERS = ("ana", "ben", "dee", "gm")
 
 
 @pytest.fixture(scope="module")
