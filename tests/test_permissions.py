@@ -581,3 +581,33 @@ def test_only_a_gm_s_encounter_page_shows_who_is_connected(client, world, role):
         assert "connected" in html
     else:
         assert strip not in html and "Players at the table" not in html and "connected" not in html
+
+
+QUICK_EDIT = members(player=SENTENCE, others=SENTENCE)  # the GM's quick edits are GM commands: only a GM's count
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_only_a_gm_makes_a_quick_edit_from_the_table(client, world, gm, npc, role):
+    """A quick edit on a GM's table row (a Health Level off a PC) through encounter_act, for every role: a GM's
+    changes the combatant; anyone else is refused (a sentence, a 404 or a login) and nothing changes."""
+    from combat import services as combat_services
+    from combat.models import Encounter
+
+    campaign, luwe = world["campaign"], f"pc{world['pc'].pk}"
+    encounter = combat_services.create_encounter(
+        campaign, gm, name="Quick relay", model="burn_bryte", pcs=[world["pc"]], enemies=[(npc, 1)]
+    )
+    combat_services.start_encounter(encounter, gm)
+    _login(client, role, world)
+    before = snapshot()
+    response = client.post(
+        reverse("encounter_act", args=[campaign.pk, encounter.pk]),
+        {"command": "adjust_health", "key": "quick", "target": luwe, "change": "-1"},
+    )
+    got = outcome(response)
+    assert got == QUICK_EDIT[role]
+    if got == OK:
+        state = Encounter.objects.get(pk=encounter.pk).state
+        assert next(f["health"] for f in state["fighters"] if f["id"] == luwe) == 2
+        return
+    assert snapshot() == before

@@ -66,6 +66,21 @@ class PcRow:
 
 
 @dataclass(frozen=True, kw_only=True)
+class HeldCondition:
+    """A condition a combatant holds, as the GM's table offers to clear it: its slot and its words."""
+
+    slot: str
+    label: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class GmPcRow(PcRow):
+    """A PC on the GM's table, with what the GM's quick edits need."""
+
+    conditions: tuple[HeldCondition, ...] = gm_only(())
+
+
+@dataclass(frozen=True, kw_only=True)
 class EnemyRow:
     """An enemy the party sees; `health` as the campaign lets players read it (exact, a word, or nothing)."""
 
@@ -79,6 +94,9 @@ class EnemyRow:
 class GmEnemyRow(EnemyRow):
     health: str = gm_only("")  # always exact
     unseen: bool = gm_only(False)  # no PC is aware of it
+    health_levels: int = gm_only(0)  # the numbers the GM's quick edits step
+    health_max: int = gm_only(0)
+    conditions: tuple[HeldCondition, ...] = gm_only(())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,6 +134,7 @@ class PlayersTable:
 class GmTable(PlayersTable):
     """The GM's table: every enemy with exact health, unseen ones too, every declaration, and the controls' lists."""
 
+    pcs: tuple[GmPcRow, ...] = gm_only(())
     enemies: tuple[GmEnemyRow, ...] = gm_only(())
     declarations: tuple[DeclarationRow, ...] = gm_only(())  # an unseen enemy's too
     collapse: int = gm_only(0)
@@ -215,8 +234,9 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
     sight = Sight(state.fighters, gm)
     turn_name = state.fighter(state.turn).name if state.turn else ""
     picker_name = state.fighter(state.picker).name if state.picker else ""
+    pc_row = GmPcRow if gm else PcRow
     pcs = tuple(
-        PcRow(
+        pc_row(
             key=f.id,
             name=f.name,
             health=f.health,
@@ -225,6 +245,7 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
             took_turn=f.took_turn,
             acting=f.id == state.turn,
             down=f.down,
+            **({"conditions": _held(f.conditions)} if gm else {}),
         )
         for f in state.pcs()
     )
@@ -256,7 +277,14 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
         **common,
         enemies=tuple(
             GmEnemyRow(
-                key=f.id, name=f.name, down=f.down, health=f"{f.health}/{f.health_max} HL", unseen=players.unseen(f.id)
+                key=f.id,
+                name=f.name,
+                down=f.down,
+                health=f"{f.health}/{f.health_max} HL",
+                unseen=players.unseen(f.id),
+                health_levels=f.health,
+                health_max=f.health_max,
+                conditions=_held(f.conditions),
             )
             for f in state.enemies()
         ),
@@ -405,6 +433,11 @@ def _rescue(state, mine) -> Rescue | None:
 
 
 def _conditions(c) -> list[str]:
+    return [held.label for held in _held(c)]
+
+
+def _held(c) -> tuple[HeldCondition, ...]:
+    """Each condition held, with its slot (what `set_condition` clears) and its words."""
     out = []
     for prefix in ("neg", "pos"):
         minor, moderate, significant = (
@@ -414,12 +447,16 @@ def _conditions(c) -> list[str]:
         )
         sign = "negative" if prefix == "neg" else "positive"
         if minor:
-            out.append(f"minor {sign} ({'not yet named' if minor == '?' else minor})")
+            out.append(HeldCondition(slot=f"{prefix}_minor", label=f"minor {sign} ({_named(minor)})"))
         if moderate:
-            out.append(f"moderate {sign} ({'not yet named' if moderate == '?' else moderate})")
+            out.append(HeldCondition(slot=f"{prefix}_moderate", label=f"moderate {sign} ({_named(moderate)})"))
         if significant:
-            out.append(f"significant {sign}")
-    return out
+            out.append(HeldCondition(slot=f"{prefix}_significant", label=f"significant {sign}"))
+    return tuple(out)
+
+
+def _named(value: str) -> str:
+    return "not yet named" if value == "?" else value
 
 
 class BurnBryteTable(Table):

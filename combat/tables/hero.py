@@ -105,6 +105,8 @@ class Row:
 @dataclass(frozen=True, kw_only=True)
 class GmRow(Row):
     unseen: bool = gm_only(False)  # no PC is aware of it
+    stunned: bool = gm_only(False)  # the GM's quick edits toggle these
+    no_recovery: bool = gm_only(False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -336,7 +338,7 @@ def _row(state, f, sight: Sight, players: Sight) -> Row:
         **(_numbers(f) if open_to_all else {}),
     )
     if sight.gm:
-        return GmRow(**facts, unseen=players.unseen(f.id))
+        return GmRow(**facts, unseen=players.unseen(f.id), stunned=f.stunned, no_recovery=f.no_recovery)
     return Row(**facts)
 
 

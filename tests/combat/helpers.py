@@ -1,5 +1,8 @@
 """Small helpers the combat models' table tests share."""
 
+import html as html_lib
+import re
+
 from combat import store
 from combat.rules import registry
 
@@ -30,6 +33,20 @@ def unword(encounter) -> None:
 
 def without_form_keys(html: str) -> str:
     """The fragments with each action form's idempotency key blanked: keys are random per render."""
-    import re
-
     return re.sub(r'name="key" value="[^"]*"', 'name="key" value=""', html)
+
+
+INLINE_FORM = re.compile(r'<form [^>]*class="inline-edit"[^>]*>(.*?)</form>', re.S)
+
+
+def inline_edit(markup: str, said: str) -> dict[str, str]:
+    """The fields the GM's quick edit named `said` ("STUN -1 for Ogre") posts, read from the table's HTML as a
+    browser would send them: its hidden inputs (the CSRF token left out). Fails if the table has no such control."""
+    found = [
+        form
+        for form in INLINE_FORM.findall(markup)
+        if f'aria-label="{html_lib.escape(said)}"' in form or f'aria-label="{said}"' in form
+    ]
+    assert len(found) == 1, f"{len(found)} quick edits named {said!r}"
+    fields = re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', found[0])
+    return {name: html_lib.unescape(value) for name, value in fields if name != "csrfmiddlewaretoken"}

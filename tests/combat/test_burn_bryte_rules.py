@@ -487,6 +487,18 @@ def test_dropping_to_zero_is_spelled_out_and_left_to_the_gm_when_all_conditions_
     assert after.fighter("balla").health == 0 and after.fighter("balla").conditions == worn.conditions
 
 
+def test_a_health_change_that_would_change_nothing_is_refused_with_a_sentence(start):
+    t = Table(start)
+    balla = start.fighter("balla")
+    with pytest.raises(RuleError, match="Ballallanava is already at full Health Levels."):
+        t.do(bb.AdjustHealth(target="balla", change=1))
+    t.do(bb.AdjustHealth(target="balla", change=-balla.health))
+    with pytest.raises(RuleError, match="Ballallanava has no Health Levels left to lose."):
+        t.do(bb.AdjustHealth(target="balla", change=-1))
+    t.do(bb.AdjustHealth(target="balla", change=20))  # more than the maximum heals to it
+    assert t.state.fighter("balla").health == balla.health_max
+
+
 # --- paths the audit of issue 3 found untested ------------------------------------------------------------
 
 

@@ -22,6 +22,7 @@ from campaigns.models import Campaign, Character, Membership
 from combat import services
 from combat.models import Encounter, EncounterEvent
 from combat.rules.dice import ScriptedDice
+from tests.combat.helpers import inline_edit
 from tests.conftest import make_user
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
@@ -175,6 +176,7 @@ def assert_no_gm_fact(html: str, encounter: Encounter, visibility: str) -> None:
     assert "GM controls" not in html
     assert f"enc-{encounter.pk}-gm" not in html
     assert "unseen by the party" not in html
+    assert "gm-inline" not in html and "inline-edit" not in html  # the GM's quick edits on the table's rows
     if visibility in ("none", "descriptor"):
         assert not ENEMY_EXACT_HEALTH.search(html), ENEMY_EXACT_HEALTH.search(html)
 
@@ -191,6 +193,7 @@ async def test_gm_receives_the_table_and_gm_controls_on_connect(table, gm, socke
     assert "GM controls" in html
     assert "Collapse <strong>2</strong>" in html
     assert "Nivick" in html and "7/9 HL" in html  # the GM always sees exact enemy health
+    assert 'aria-label="Health Levels -1 for Nivick"' in html  # and edits it on the table
     assert f'data-version="{table.version}"' in html
     assert f'id="enc-{table.pk}-me"' not in html
     assert "SECRET-GM-NOTE" in html and "SECRET-NPC-NOTE" in html  # the GM's notes, at hand while running it
@@ -216,6 +219,27 @@ async def test_other_player_without_a_character_in_the_encounter_watches(table, 
     assert "you can watch the table" in html
     assert "<h2>Luwe</h2>" not in html
     assert_no_gm_fact(html, table, "none")
+
+
+async def test_a_quick_edit_on_the_gms_table_reaches_the_phone_live_without_the_controls(table, gm, player, sockets):
+    gm_socket, connected, _ = await sockets(gm, table)
+    assert connected
+    phone, connected, _ = await sockets(player, table)
+    assert connected
+    [gm_first] = await receive(gm_socket, 1, then_quiet=False)
+    await receive_strip(gm_socket, table.pk)  # the player joined
+    await receive(phone, 1)
+    client = Client()
+    await sync_to_async(client.force_login)(gm)
+    url = f"/campaigns/{table.campaign_id}/encounters/{table.pk}/act/"
+    fields = inline_edit(gm_first, "Health Levels -1 for Luwe")
+    response = await sync_to_async(client.post)(url, fields, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    [gm_frame] = await receive(gm_socket, 1, then_quiet=False)
+    players_table, mine = await receive_update(phone, table.pk)
+    assert "2/3 HL" in players_table and "2/3 Health Levels" in mine
+    assert_no_gm_fact(players_table + mine, table, "none")
+    assert 'aria-label="Health Levels +1 for Luwe"' in gm_frame
 
 
 # --- 2. refusals ------------------------------------------------------------------------------------------

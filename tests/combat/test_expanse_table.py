@@ -26,7 +26,7 @@ from combat import fragments, review, services, store
 from combat.models import Encounter, EncounterEvent
 from combat.rules import expanse as ex
 from combat.rules.dice import ScriptedDice
-from tests.combat.helpers import combatant_key, state_of, valid_sheet
+from tests.combat.helpers import combatant_key, inline_edit, state_of, valid_sheet
 from tests.conftest import examples
 
 pytestmark = pytest.mark.django_db
@@ -180,6 +180,7 @@ def assert_no_gm_fact(html: str, enc) -> None:
     assert "GM controls" not in html
     assert "npc-stats" not in html and "gm-only" not in html
     assert f'id="enc-{enc.pk}-gm"' not in html
+    assert "gm-inline" not in html and "inline-edit" not in html and "Fortune -1 for" not in html  # quick edits
 
 
 # --- the builder -------------------------------------------------------------------------------------------------
@@ -352,6 +353,43 @@ def test_undo_and_end_with_breathers_write_back_fortune_and_conditions(enc, gm, 
     rosa.full_clean()
     thug.refresh_from_db()
     assert thug.stats["fortune"] == 0 and thug.stats["conditions"] == []  # NPC templates are left alone
+
+
+def test_the_gms_quick_edits_step_fortune_and_toggle_conditions_and_undo_takes_them_back(
+    enc, gm, gm_client, player, rosa, marcus, thug
+):
+    begin(enc, gm, rosa, marcus, thug)
+    r, t1 = key(rosa), key(thug, 1)
+    table = gm_html(enc)
+    assert "Fortune +1 for Rosa" not in table  # at its maximum: not offered
+    thug_row = table.split("Thug 1", 1)[1].split("</li>", 1)[0]
+    assert 'class="inline-pool">Fortune' not in thug_row and "Conditions" in thug_row  # Fortune 0 of 0: no steps
+    assert notice(post(gm_client, enc, **inline_edit(table, "Fortune -1 for Rosa"))) == ""
+    assert state_of(enc).fighter(r).fortune == 17
+    assert "Fortune 17/18" in player_html(enc, player)
+    assert notice(post(gm_client, enc, **inline_edit(gm_html(enc), "Fortune +1 for Rosa"))) == ""
+    version = version_of(enc)
+    assert notice(post(gm_client, enc, "adjust_fortune", target=r, change="1")) == (
+        "Rosa's Fortune is already at its maximum."
+    )
+    assert version_of(enc) == version
+    assert notice(post(gm_client, enc, "undo")) == ""  # Fortune +1 undone
+    assert state_of(enc).fighter(r).fortune == 17
+
+    fields = inline_edit(gm_html(enc), "Add Prone for Thug 1")
+    assert fields == {**fields, "command": "set_condition", "target": t1, "condition": "Prone", "on": "1"}
+    assert notice(post(gm_client, enc, **fields)) == ""
+    assert "Prone" in state_of(enc).fighter(t1).conditions
+    assert "Prone" in player_html(enc, player)  # the table shows an enemy's conditions
+    assert notice(post(gm_client, enc, "set_condition", target=t1, condition="Prone", on="1")) == (
+        "Thug 1 already has the Prone condition."
+    )
+    assert 'class="held">Prone</button>' in gm_html(enc)
+    assert notice(post(gm_client, enc, **inline_edit(gm_html(enc), "Remove Prone for Thug 1"))) == ""
+    assert "Prone" not in state_of(enc).fighter(t1).conditions
+    assert notice(post(gm_client, enc, "undo")) == ""
+    assert "Prone" in state_of(enc).fighter(t1).conditions
+    assert_no_gm_fact(player_html(enc, player), enc)
 
 
 # --- the player's phone ---------------------------------------------------------------------------------------------

@@ -881,6 +881,40 @@ def test_adjusting_pools_caps_at_maxima_and_is_refused_when_it_changes_nothing()
     assert said(t, e, gm=False) == "The GM adjusts Ogre's STUN, BODY or END."
 
 
+def test_the_gm_sets_and_clears_stunned_once_each_and_undo_takes_it_back():
+    t = started()
+    [e] = t.do(h.SetStunned(target="ogre"))
+    assert t.f("ogre").stunned and t.f("ogre").current_dcv == 2  # Stunned halves DCV 4
+    assert said(t, e) == said(t, e, gm=False) == "Ogre is Stunned (GM)."
+    with pytest.raises(RuleError, match="Ogre is already Stunned."):
+        t.do(h.SetStunned(target="ogre"))
+    [e] = t.do(h.SetStunned(target="ogre", stunned=False))
+    assert not t.f("ogre").stunned and said(t, e) == "Ogre is no longer Stunned (GM)."
+    with pytest.raises(RuleError, match="Ogre is not Stunned."):
+        t.do(h.SetStunned(target="ogre", stunned=False))
+    t.undo()
+    assert t.f("ogre").stunned
+    t.undo()
+    assert not t.f("ogre").stunned
+
+
+def test_stunned_by_the_gm_loses_a_held_action_and_a_knocked_out_character_cannot_be_stunned():
+    t = started()
+    t.do(h.Hold(actor="ana"))
+    assert t.f("ana").held is not None
+    t.do(h.SetStunned(target="ana"))
+    assert t.f("ana").held is None
+    put(t, "bo", stun=0)
+    with pytest.raises(RuleError, match="Bo is knocked out, which is more than Stunned."):
+        t.do(h.SetStunned(target="bo"))
+
+
+def test_the_gms_stunned_of_an_unseen_enemy_is_not_told_to_players():
+    t = started(ana(aware=()), bo(aware=()), ogre())
+    [e] = t.do(h.SetStunned(target="ogre"))
+    assert said(t, e) == "Ogre is Stunned (GM)." and said(t, e, gm=False) is None
+
+
 def test_players_read_a_pcs_numbers_but_never_an_enemys():
     t = started()
     [hit] = t.do(
@@ -930,6 +964,8 @@ def test_every_event_reads_as_one_sentence():
     t.next()
     t.do(h.Abort(actor="ogre", action="dodge"))
     t.do(h.AdjustPools(target="bo", end=-3))
+    t.do(h.SetStunned(target="ogre"))
+    t.do(h.SetStunned(target="ogre", stunned=False))
     for _ in range(3):
         t.next()
     tied = started(ana(), bo(initiative_dex=18), ogre(), hold_collision="roll")

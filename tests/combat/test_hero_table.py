@@ -26,7 +26,7 @@ from campaigns.models import Character
 from combat import exports, fragments, review, services, store
 from combat.models import Encounter, EncounterEvent
 from combat.rules.dice import ScriptedDice
-from tests.combat.helpers import combatant_key, state_of, valid_sheet
+from tests.combat.helpers import combatant_key, inline_edit, state_of, valid_sheet
 from tests.combat.test_consumers import sockets  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -202,6 +202,7 @@ def assert_no_gm_fact(markup: str, enc) -> None:
     assert "GM controls" not in markup and "needed" not in markup
     assert "npc-stats" not in markup and "gm-only" not in markup
     assert f'id="enc-{enc.pk}-gm"' not in markup
+    assert "gm-inline" not in markup and "inline-edit" not in markup and "STUN -1 for" not in markup  # quick edits
 
 
 def begin(enc, gm):
@@ -484,6 +485,51 @@ def test_the_gm_changes_spd_recoveries_and_pools(enc, gm, gm_client, player, kes
     assert notice(post(gm_client, enc, "adjust_pools", target=key(kestrel), stun="0")) == (
         "That changes nothing for Kestrel."
     )
+
+
+def test_the_gms_quick_edits_on_the_chart_step_stun_body_end_and_undo_takes_them_back(
+    enc, gm, gm_client, player, kestrel, agent
+):
+    begin(enc, gm)
+    k, a1 = key(kestrel), key(agent, 1)
+    table = gm_html(enc)
+    for said in ("STUN -1 for Kestrel", "BODY -1 for Kestrel", "END -1 for Kestrel", "STUN -1 for Agent 1"):
+        assert inline_edit(table, said)["command"] == "adjust_pools"
+    assert "STUN +1 for Kestrel" not in table  # at full: not offered
+    assert notice(post(gm_client, enc, **inline_edit(table, "STUN -1 for Kestrel"))) == ""
+    assert notice(post(gm_client, enc, **inline_edit(gm_html(enc), "BODY -1 for Agent 1"))) == ""
+    state = state_of(enc)
+    assert state.fighter(k).stun == 39 and state.fighter(a1).body == state.fighter(a1).body_max - 1
+    assert "STUN <strong>39</strong>/40" in me(enc, player)
+    assert_no_gm_fact(player_html(enc, player), enc)
+    assert notice(post(gm_client, enc, **inline_edit(gm_html(enc), "STUN +1 for Kestrel"))) == ""
+    assert state_of(enc).fighter(k).stun == 40
+    version = version_of(enc)
+    assert notice(post(gm_client, enc, command="adjust_pools", target=k, stun="1")) == (
+        "That changes nothing for Kestrel."
+    )
+    assert version_of(enc) == version
+    assert notice(post(gm_client, enc, command="undo")) == ""  # STUN +1 undone
+    assert state_of(enc).fighter(k).stun == 39
+
+
+def test_the_gm_stuns_from_the_chart_the_phone_shows_it_and_undo_clears_it(enc, gm, gm_client, other_player, bulwark):
+    begin(enc, gm)  # Kestrel's phase: Bulwark (DEX 14) acts last in the segment
+    b = key(bulwark)
+    table = gm_html(enc)
+    assert '<summary>Conditions<span class="sr-only"> of Bulwark</span>' in table
+    assert "Clear Stunned for Bulwark" not in table
+    assert notice(post(gm_client, enc, **inline_edit(table, "Stunned for Bulwark"))) == ""
+    assert state_of(enc).fighter(b).stunned
+    assert "Bulwark is Stunned (GM)." in player_html(enc, other_player)
+    assert notice(post(gm_client, enc, command="set_stunned", target=b, stunned="1")) == "Bulwark is already Stunned."
+    assert inline_edit(gm_html(enc), "Clear Stunned for Bulwark")["stunned"] == "0"
+    assert notice(post(gm_client, enc, **inline_edit(gm_html(enc), "No free recoveries for Bulwark"))) == ""
+    assert state_of(enc).fighter(b).no_recovery
+    assert notice(post(gm_client, enc, command="undo")) == ""
+    assert notice(post(gm_client, enc, command="undo")) == ""
+    state = state_of(enc)
+    assert not state.fighter(b).stunned and not state.fighter(b).no_recovery
 
 
 def test_physical_dice_when_the_gm_allows_them(campaign, client, gm, player, kestrel, bulwark, agent):

@@ -887,6 +887,19 @@ def test_the_gm_corrects_a_ships_numbers_within_their_limits():
     assert (ship.hull, ship.power["engines"], ship.shield_dice) == (12, 1, 6)
 
 
+def test_the_gms_step_applies_to_the_number_as_it_is_now_and_stays_within_its_limits():
+    t = begin(hawk_over={"hull": 10, "shields": 0})
+    [e] = t.do(sw.AdjustShip(ship="hawk", what="hull", change=-1))
+    assert e.value == 9 and t.state.ship("hawk").hull == 9
+    t.do(sw.Damage(ship="hawk", amount=4))  # hit after the GM's table was drawn: the next step starts from 5
+    t.do(sw.AdjustShip(ship="hawk", what="hull", change=1))
+    assert t.state.ship("hawk").hull == 6
+    t.refused(sw.AdjustShip(ship="hawk", what="shields", change=-1), "Shield points of Ebon Hawk must be from 0 to 20.")
+    t.do(sw.AdjustShip(ship="hawk", what="power_engines", change=1))
+    t.refused(sw.AdjustShip(ship="hawk", what="power_engines", change=1), "from 0 to 1")
+    assert t.state.ship("hawk").stored("engines") == 1
+
+
 # --- crews -----------------------------------------------------------------------------------------------------
 
 

@@ -31,7 +31,7 @@ from combat.rules import sw5e as sw
 from combat.rules.dice import ScriptedDice
 from combat.tables import sw5e as table
 from ships.models import CrewAssignment, Ship
-from tests.combat.helpers import state_of, valid_sheet
+from tests.combat.helpers import inline_edit, state_of, valid_sheet
 from tests.combat.test_consumers import QUIET, receive, receive_strip, receive_update, sockets  # noqa: F401  (fixture)
 from tests.conftest import examples
 from tests.test_fuzz import FUZZ, check, mutated, value
@@ -219,6 +219,11 @@ def player_html(enc, user):
     return fragments.for_players(enc, state) + fragments.me_html(enc, state, user.pk)
 
 
+def version_of(enc) -> int:
+    enc.refresh_from_db()
+    return enc.version
+
+
 def gm_html(enc):
     enc.refresh_from_db()
     return fragments.for_gm(enc, store.load_state(enc))
@@ -243,7 +248,38 @@ def assert_no_gm_fact(html: str, enc) -> None:
     assert "SECRET" not in html
     assert "GM controls" not in html
     assert f'id="enc-{enc.pk}-gm"' not in html
+    assert "gm-inline" not in html and "inline-edit" not in html and "Hull -1 for" not in html  # quick edits
     assert not shows_numbers(html, SECRET_NUMBERS + (str(TALON_INITIATIVE),)), shows_numbers(html)
+
+
+def test_the_gms_quick_edits_step_hull_shields_and_power_and_undo_takes_them_back(
+    enc, client, gm, player, other_player, tess, oru, lantern, talon
+):
+    to_combat(enc, gm, player, other_player, tess, oru, talon)
+    client.force_login(gm)
+    table = gm_html(enc)
+    fields = inline_edit(table, "Hull -1 for Lantern")
+    assert fields == {**fields, "command": "adjust_ship", "ship": sid(lantern), "what": "hull", "change": "-1"}
+    assert notice(post(client, enc, **fields)) == ""
+    assert state_of(enc).ship(sid(lantern)).hull == 39
+    assert "39/45" in player_html(enc, player)
+    assert notice(post(client, enc, **inline_edit(gm_html(enc), "Shields +1 for Red Talon"))) == ""
+    assert notice(post(client, enc, **inline_edit(gm_html(enc), "Central power -1 for Lantern"))) == ""
+    state = state_of(enc)
+    assert state.ship(sid(talon)).shields == 322 and state.ship(sid(lantern)).stored("central") == 0
+    assert "Central power -1 for Lantern" not in gm_html(enc)  # none left: not offered
+    html = player_html(enc, player)
+    assert_no_gm_fact(html, enc)
+    assert "322" not in html
+    version = version_of(enc)
+    too_much = {"ship": sid(lantern), "what": "hull", "value": "46"}
+    assert notice(post(client, enc, "adjust_ship", **too_much)) == "Hull points of Lantern must be from 0 to 45."
+    assert version_of(enc) == version
+    for _ in range(3):
+        assert notice(post(client, enc, "undo")) == ""
+    state = state_of(enc)
+    assert state.ship(sid(lantern)).hull == 40 and state.ship(sid(talon)).shields == 321
+    assert state.ship(sid(lantern)).stored("central") == 1
 
 
 # --- ships for SW5e: the builder -----------------------------------------------------------------------------------

@@ -307,6 +307,9 @@ def _spend_collapse(state: State, c: SpendCollapse, dice: Dice) -> list[Event]:
 def _adjust_health(state: State, c: AdjustHealth, dice: Dice) -> list[Event]:
     target = state.fighter(c.target)
     _require(c.change != 0 and -20 <= c.change <= 20, "Change Health Levels by 1 to 20, up or down.")
+    # Health Levels stay from 0 to the maximum (evolve clamps a change): one that changes nothing is refused.
+    _require(c.change < 0 or target.health < target.health_max, f"{target.name} is already at full Health Levels.")
+    _require(c.change > 0 or target.health > 0, f"{target.name} has no Health Levels left to lose.")
     return [HealthAdjusted(target=target.id, change=c.change)]
 
 

@@ -32,6 +32,7 @@ from combat.rules.hero.commands import (
     OrderTies,
     Release,
     SetNoRecovery,
+    SetStunned,
     TakeRecovery,
 )
 from combat.rules.hero.decide import decide
@@ -55,6 +56,7 @@ from combat.rules.hero.events import (
     RollOff,
     SegmentStarted,
     SpdChanged,
+    StunnedSet,
     TiesOrdered,
 )
 from combat.rules.hero.evolve import evolve
@@ -121,7 +123,9 @@ __all__ = [
     "RollOff",
     "SegmentStarted",
     "SetNoRecovery",
+    "SetStunned",
     "SpdChanged",
+    "StunnedSet",
     "State",
     "TakeRecovery",
     "TiesOrdered",

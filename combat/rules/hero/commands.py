@@ -161,6 +161,16 @@ class AdjustPools(Command):
     end: int = 0
 
 
+@dataclass(frozen=True)
+class SetStunned(Command):
+    """The GM sets or clears Stunned (a power's effect, a ruling); damage past CON stuns through `Attack`."""
+
+    name: ClassVar[str] = "set_stunned"
+    label: ClassVar[str] = "Set or clear Stunned"
+    target: str = ""
+    stunned: bool = True
+
+
 COMMANDS = (
     NextSegment,
     OrderTies,
@@ -176,5 +186,6 @@ COMMANDS = (
     ChangeSpd,
     SetNoRecovery,
     AdjustPools,
+    SetStunned,
     Reveal,
 )

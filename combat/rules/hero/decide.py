@@ -15,7 +15,15 @@ from typing import Any
 from combat.rules.core import Command, Event, Reveal, RuleError, decide_reveal
 from combat.rules.core import require as _require
 from combat.rules.dice import Dice
-from combat.rules.hero.commands import COMMANDS, AdjustPools, ChangeSpd, NextSegment, OrderTies, SetNoRecovery
+from combat.rules.hero.commands import (
+    COMMANDS,
+    AdjustPools,
+    ChangeSpd,
+    NextSegment,
+    OrderTies,
+    SetNoRecovery,
+    SetStunned,
+)
 from combat.rules.hero.decide_phase import DECIDERS as PHASE_DECIDERS
 from combat.rules.hero.events import (
     Gain,
@@ -27,6 +35,7 @@ from combat.rules.hero.events import (
     RollOff,
     SegmentStarted,
     SpdChanged,
+    StunnedSet,
     TiesOrdered,
 )
 from combat.rules.hero.evolve import evolve
@@ -256,12 +265,20 @@ def _adjust_pools(state: State, c: AdjustPools, dice: Dice) -> list[Event]:
     return [PoolsAdjusted(fighter=f.id, stun=stun, body=body, end=end)]
 
 
+def _set_stunned(state: State, c: SetStunned, dice: Dice) -> list[Event]:
+    f = state.fighter(c.target)
+    _require(f.stunned != c.stunned, f"{f.name} is {'already' if c.stunned else 'not'} Stunned.")
+    _require(not (c.stunned and f.knocked_out), f"{f.name} is knocked out, which is more than Stunned.")
+    return [StunnedSet(fighter=f.id, stunned=c.stunned)]
+
+
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     NextSegment: _next_segment,
     OrderTies: _order_ties,
     ChangeSpd: _change_spd,
     SetNoRecovery: _set_no_recovery,
     AdjustPools: _adjust_pools,
+    SetStunned: _set_stunned,
     Reveal: lambda state, c, dice: decide_reveal(state, c),
     **PHASE_DECIDERS,
 }

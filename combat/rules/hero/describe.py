@@ -28,6 +28,7 @@ from combat.rules.hero.events import (
     Released,
     SegmentStarted,
     SpdChanged,
+    StunnedSet,
     TiesOrdered,
 )
 from combat.rules.hero.state import State, phase_at, turn_and_segment
@@ -282,6 +283,13 @@ def _pools_adjusted(state: State, event: PoolsAdjusted, sight: Sight) -> str | N
     return f"The GM adjusts {name}: {', '.join(changes)}."
 
 
+def _stunned_set(state: State, event: StunnedSet, sight: Sight) -> str | None:
+    if sight.unseen(event.fighter):
+        return None
+    name = sight.name(event.fighter)
+    return f"{name} is Stunned (GM)." if event.stunned else f"{name} is no longer Stunned (GM)."
+
+
 DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     SegmentStarted: _segment_started,
     Recovered: _recovered,
@@ -297,5 +305,6 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     SpdChanged: _spd_changed,
     NoRecoverySet: _no_recovery_set,
     PoolsAdjusted: _pools_adjusted,
+    StunnedSet: _stunned_set,
     Revealed: lambda state, event, sight: describe_revealed(state, event),
 }

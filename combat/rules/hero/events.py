@@ -179,6 +179,15 @@ class PoolsAdjusted(Event):
     end: int = 0
 
 
+@dataclass(frozen=True)
+class StunnedSet(Event):
+    """The GM set (or cleared) Stunned. Added after the first logs were stored: older logs simply lack it."""
+
+    kind: ClassVar[str] = "stunned_set"
+    fighter: str = ""
+    stunned: bool = True
+
+
 EVENTS = (
     SegmentStarted,
     Recovered,
@@ -194,6 +203,7 @@ EVENTS = (
     SpdChanged,
     NoRecoverySet,
     PoolsAdjusted,
+    StunnedSet,
     Revealed,
 )
 CODEC = EventCodec(EVENTS, COMMANDS)

@@ -26,6 +26,7 @@ from combat.rules.hero.events import (
     Released,
     SegmentStarted,
     SpdChanged,
+    StunnedSet,
     TiesOrdered,
 )
 from combat.rules.hero.state import Fighter, Held, Mark, State, schedule, turn_and_segment
@@ -225,6 +226,12 @@ def _pools_adjusted(state: State, event: PoolsAdjusted) -> State:
     return _hurt(state, replace(f, end=f.end + event.end), -event.stun, -event.body)
 
 
+def _stunned_set(state: State, event: StunnedSet) -> State:
+    """Stunned, as from damage, loses a held action; cleared, the character acts in their next phase."""
+    f = replace(state.fighter(event.fighter), stunned=event.stunned)
+    return _put(state, replace(f, held=None) if event.stunned else f)
+
+
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     SegmentStarted: _segment_started,
     Recovered: _recovered,
@@ -240,5 +247,6 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     SpdChanged: _spd_changed,
     NoRecoverySet: _no_recovery_set,
     PoolsAdjusted: _pools_adjusted,
+    StunnedSet: _stunned_set,
     Revealed: evolve_revealed,
 }

@@ -159,6 +159,7 @@ class AdjustShip(Command):
     ship: str = ""
     what: str = "hull"  # one of ADJUSTABLE
     value: int = 0
+    change: int = 0  # not 0: a step from the current value instead (the GM's -1/+1 on the table)
 
 
 @dataclass(frozen=True)

@@ -492,8 +492,11 @@ def _adjust_ship(state: State, c: AdjustShip, dice: Dice) -> list[Event]:
     _require(ship.status != "destroyed", f"{ship.name} is destroyed.")
     _require(c.what in ADJUSTABLE, "Choose hull, shields, hull dice, shield dice or a power store.")
     top = adjust_limit(ship, c.what)
-    _require(0 <= c.value <= top, f"{what_label(c.what)} of {ship.name} must be from 0 to {top}.")
-    return [ShipAdjusted(ship=ship.id, what=c.what, value=c.value)]
+    # A step applies to the value as it is now, whatever changed since the GM's table was drawn.
+    now = ship.stored(c.what.removeprefix("power_")) if c.what.startswith("power_") else getattr(ship, c.what)
+    value = now + c.change if c.change else c.value
+    _require(0 <= value <= top, f"{what_label(c.what)} of {ship.name} must be from 0 to {top}.")
+    return [ShipAdjusted(ship=ship.id, what=c.what, value=value)]
 
 
 def _allow_action(state: State, c: AllowAction, dice: Dice) -> list[Event]:
