@@ -268,8 +268,7 @@ def test_the_gm_and_two_phones_fly_two_rounds_against_an_npc_ship(daphne_server,
     gm.get_by_role("link", name="End encounter…").click()
     gm.get_by_role("button", name="End the encounter").click()
     expect(gm.get_by_role("heading", name=re.compile("the log"))).to_be_visible()
-    gm.go_back()
-    gm.go_back()
+    gm.goto(encounter_url)  # the table, now ended, as it is for everyone
     for page in everyone(gm, phones):
         expect(status(page)).to_have_text("Encounter over")
     gm.goto(talon_url)
