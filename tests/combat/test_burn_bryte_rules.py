@@ -537,6 +537,23 @@ def test_nova_points_stay_capped_at_livability_when_the_boxes_fill(start):
     assert bb.initial_state((over,) + start.fighters[1:], livability=2, settings={}).fighter("luwe").nova_points == 2
 
 
+@given(livability=st.integers(1, 6), changes=st.lists(st.integers(-4, 4), max_size=12))
+def test_the_gms_nova_changes_never_take_points_past_livability_or_below_zero(livability, changes):
+    """Nova points are "capped at the ship's Livability Rating" (rules notes): a GM's change that would pass the cap
+    or go below 0 is refused whole; every other one lands exactly."""
+    t = Table(bb.initial_state((pc("luwe", "Luwe"),), livability=livability, settings={}))
+    for change in changes:
+        before = t.state.fighter("luwe").nova_points
+        try:
+            t.do(bb.AdjustNova(target="luwe", change=change))
+        except RuleError:
+            assert t.state.fighter("luwe").nova_points == before
+            assert change == 0 or not 0 <= before + change <= livability
+            continue
+        assert t.state.fighter("luwe").nova_points == before + change
+        assert 0 <= t.state.fighter("luwe").nova_points <= livability
+
+
 def test_changing_a_declaration_costs_the_collapse_setting(start):
     t = Table(start)
     declare_all(t)
@@ -704,6 +721,7 @@ def _play_every_kind(start):
     t.do(bb.SpendNova(actor="furo", points=1, note="surge"))
     t.do(bb.SpendCollapse(enemy="captain", points=1, note="smoke bomb"))
     t.do(bb.AdjustHealth(target="balla", change=-1))
+    t.do(bb.AdjustNova(target="luwe", change=1))
     t.do(bb.SetCondition(target="balla", slot="neg_moderate", value="Social"))
     t.do(bb.StartEnemies())
     for d in t.state.declarations:

@@ -134,3 +134,27 @@ def test_a_player_posting_a_quick_edit_is_refused(client, gm, player, running, p
     client.force_login(player)
     assert post(client, running, fields) == "Only the GM can do that."
     assert state_of(running).fighter(f"pc{pc.pk}").health == 3
+
+
+def test_nova_points_step_up_to_the_ships_livability_and_no_further(client, gm, player, running, pc, npc):
+    """Nova points are "capped at the ship's Livability Rating" (rules notes, Nova points); with no ship, 3."""
+    client.force_login(gm)
+    luwe = f"pc{pc.pk}"
+    assert state_of(running).fighter(luwe).nova_points == 0 and state_of(running).livability == 3
+    assert "Nova points -1 for Luwe" not in gm_table(running)  # none to take
+    assert "Nova points +1 for Nivick" not in gm_table(running)  # enemies have no Nova points
+    for expected in (1, 2, 3):
+        assert post(client, running, inline_edit(gm_table(running), "Nova points +1 for Luwe")) == ""
+        assert state_of(running).fighter(luwe).nova_points == expected
+    assert "3 Nova" in players_table(running, player)  # on Luwe's own sheet
+    assert "Nova points +1 for Luwe" not in gm_table(running)  # at the cap: not offered
+    version = version_of(running)
+    more = {"command": "adjust_nova", "target": luwe, "change": "1", "key": "nova-more"}
+    assert post(client, running, more) == "The ship's Livability Rating caps Nova points at 3; Luwe has 3."
+    enemy = {"command": "adjust_nova", "target": f"npc{npc.pk}-1", "change": "1", "key": "nova-enemy"}
+    assert post(client, running, enemy) == "Only player characters have Nova points."
+    assert version_of(running) == version
+    assert post(client, running, inline_edit(gm_table(running), "Nova points -1 for Luwe")) == ""
+    assert state_of(running).fighter(luwe).nova_points == 2
+    assert undo(client, running) == ""
+    assert state_of(running).fighter(luwe).nova_points == 3

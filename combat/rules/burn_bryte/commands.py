@@ -156,6 +156,17 @@ class AdjustHealth(Command):
 
 
 @dataclass(frozen=True)
+class AdjustNova(Command):
+    """The GM's change to a PC's Nova points (a Nova ability's cost paid elsewhere, a ruling): from 0 to the ship's
+    Livability Rating, which caps them."""
+
+    name: ClassVar[str] = "adjust_nova"
+    label: ClassVar[str] = "Adjust Nova points"
+    target: str = ""
+    change: int = 0
+
+
+@dataclass(frozen=True)
 class SetCondition(Command):
     name: ClassVar[str] = "set_condition"
     label: ClassVar[str] = "Set a condition"
@@ -181,6 +192,7 @@ COMMANDS = (
     SpendNova,
     SpendCollapse,
     AdjustHealth,
+    AdjustNova,
     SetCondition,
     Reveal,
 )

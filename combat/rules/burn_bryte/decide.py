@@ -14,6 +14,7 @@ from combat.rules.burn_bryte.commands import (
     COMMANDS,
     INTENTS,
     AdjustHealth,
+    AdjustNova,
     ChangeDeclaration,
     ClaimTurn,
     Declare,
@@ -39,6 +40,7 @@ from combat.rules.burn_bryte.events import (
     Declared,
     HealthAdjusted,
     Moved,
+    NovaAdjusted,
     NovaSpent,
     PhaseStarted,
     Resolved,
@@ -313,6 +315,17 @@ def _adjust_health(state: State, c: AdjustHealth, dice: Dice) -> list[Event]:
     return [HealthAdjusted(target=target.id, change=c.change)]
 
 
+def _adjust_nova(state: State, c: AdjustNova, dice: Dice) -> list[Event]:
+    target = state.fighter(c.target)
+    _require(target.side == "pc", "Only player characters have Nova points.")
+    _require(c.change != 0 and -20 <= c.change <= 20, "Change Nova points by 1 to 20, up or down.")
+    now, cap = target.nova_points + c.change, state.livability
+    _require(now >= 0, f"{target.name} has {target.nova_points} Nova point{_plural(target.nova_points)}.")
+    has = f"{target.name} has {target.nova_points}"
+    _require(now <= cap, f"The ship's Livability Rating caps Nova points at {cap}; {has}.")
+    return [NovaAdjusted(target=target.id, change=c.change)]
+
+
 _SLOTS = {
     "neg_minor": "skill",
     "neg_moderate": "category",
@@ -353,6 +366,7 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     SpendNova: _spend_nova,
     SpendCollapse: _spend_collapse,
     AdjustHealth: _adjust_health,
+    AdjustNova: _adjust_nova,
     SetCondition: _set_condition,
     Reveal: lambda state, c, dice: decide_reveal(state, c),
 }

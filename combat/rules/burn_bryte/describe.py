@@ -19,6 +19,7 @@ from combat.rules.burn_bryte.events import (
     Declared,
     HealthAdjusted,
     Moved,
+    NovaAdjusted,
     NovaSpent,
     PhaseStarted,
     Resolved,
@@ -187,6 +188,12 @@ def _health_adjusted(state: State, event: HealthAdjusted, sight: Sight) -> str |
     )
 
 
+def _nova_adjusted(state: State, event: NovaAdjusted, sight: Sight) -> str:
+    verb = "gains" if event.change > 0 else "loses"
+    n = abs(event.change)
+    return f"{sight.name(event.target)} {verb} {n} Nova point{_plural(n)}."
+
+
 def _condition_set(state: State, event: ConditionSet, sight: Sight) -> str | None:
     if sight.unseen(event.target):
         return None
@@ -207,6 +214,7 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     NovaSpent: _nova_spent,
     CollapseSpent: _collapse_spent,
     HealthAdjusted: _health_adjusted,
+    NovaAdjusted: _nova_adjusted,
     ConditionSet: _condition_set,
     Revealed: lambda state, event, sight: describe_revealed(state, event),
 }

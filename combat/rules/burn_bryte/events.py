@@ -113,6 +113,13 @@ class HealthAdjusted(Event):
 
 
 @dataclass(frozen=True)
+class NovaAdjusted(Event):
+    kind: ClassVar[str] = "nova_adjusted"
+    target: str = ""
+    change: int = 0
+
+
+@dataclass(frozen=True)
 class ConditionSet(Event):
     kind: ClassVar[str] = "condition_set"
     target: str = ""
@@ -133,6 +140,7 @@ EVENTS = (
     NovaSpent,
     CollapseSpent,
     HealthAdjusted,
+    NovaAdjusted,
     ConditionSet,
     Revealed,
 )

@@ -18,6 +18,7 @@ from combat.rules.burn_bryte.events import (
     Declared,
     HealthAdjusted,
     Moved,
+    NovaAdjusted,
     NovaSpent,
     PhaseStarted,
     Resolved,
@@ -186,6 +187,11 @@ def _health_adjusted(state: State, event: HealthAdjusted) -> State:
     return _damage(state, event.target, -event.change)
 
 
+def _nova_adjusted(state: State, event: NovaAdjusted) -> State:
+    fighter = state.fighter(event.target)
+    return _put(state, replace(fighter, nova_points=fighter.nova_points + event.change))
+
+
 def _condition_set(state: State, event: ConditionSet) -> State:
     fighter = state.fighter(event.target)
     value: str | bool = event.value
@@ -208,6 +214,7 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     NovaSpent: _nova_spent,
     CollapseSpent: _collapse_spent,
     HealthAdjusted: _health_adjusted,
+    NovaAdjusted: _nova_adjusted,
     ConditionSet: _condition_set,
     Revealed: evolve_revealed,
 }
