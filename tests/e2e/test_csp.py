@@ -43,6 +43,7 @@ def test_campaign_table_and_character_form_run_without_a_csp_violation(daphne_se
     invite = page.locator("#invite")
     invite.get_by_role("button", name=re.compile(r"Make (a new|an) invite")).click()
     expect(page.locator(".qr svg")).to_be_visible()
+    page.wait_for_load_state()  # the invite is a plain form: the new page's deferred scripts have run by "load"
     link = page.get_by_label("Invite link")
     link.click()
     selected = page.evaluate(
