@@ -2,8 +2,8 @@
 
 It joins only the user's own group `user-<id>` (campaigns.live) and forwards what is sent there for pages:
 notices (campaigns.notices). On every (re)connect it sends the bell with the unread count as it is now, so a page
-that was offline a while catches up. Logged out: closed with 4401 (the origin is checked before, config.ws_origin).
-A page never speaks on this socket; a frame from it is refused with 4400.
+that was offline a while catches up. Logged out: accepted, then closed with 4401 (the origin is checked before,
+config.ws_origin). A page never speaks on this socket; a frame from it is refused with 4400.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ class NoticeConsumer(AsyncWebsocketConsumer):
         user = self.scope.get("user")
         self.group = None
         if user is None or not user.is_authenticated:
+            # Accepted, then closed with the reason: a refused handshake would look to hx-ws like a dropped line,
+            # which it retries forever (combat.consumers does the same).
+            await self.accept()
             await self.close(code=4401)
             return
         # The group before the bell: nothing sent in between is missed.

@@ -62,7 +62,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.present = False  # this socket has its presence row
         self.strip = ""  # the connected-players strip this (GM's) socket sent last
         if user is None or not user.is_authenticated:
-            await self.close(code=4401)
+            await self._refuse(4401)
             return
         kwargs = self.scope["url_route"]["kwargs"]
         self.campaign_id, self.encounter_id = kwargs["campaign_id"], kwargs["encounter_id"]
@@ -73,7 +73,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self._join(user_group(user.pk))
         membership = await self._membership()
         if membership is None:
-            await self._close(4404)
+            await self._refuse(4404)
             return
         # The audience's group before the snapshot: nothing sent in between is missed.
         self.is_gm = membership.is_gm
@@ -201,6 +201,15 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def _join(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)
         self.groups_joined.append(group)
+
+    async def _refuse(self, code: int) -> None:
+        """Refused at the door, told why: accepted, then closed at once with the code. A handshake refused outright
+        reaches the page as a bare 1006, which hx-ws answers by reconnecting forever ("reconnecting…" on a phone
+        whose player was removed while it slept); a 44xx close it does not retry, and the badge says why."""
+        self.closing = True
+        await self._leave_groups()
+        await self.accept()
+        await self.close(code=code)
 
     async def _close(self, code: int) -> None:
         self.closing = True

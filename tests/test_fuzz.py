@@ -22,7 +22,6 @@ from urllib.parse import urlencode
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.apps import apps
 from django.conf import settings as django_settings
 from django.contrib.messages import constants, get_messages
@@ -43,6 +42,7 @@ from combat.models import Combatant, Encounter, EncounterEvent
 from combat.rules import burn_bryte, registry
 from ships.models import CrewAssignment, Ship
 from tests.conftest import PASSWORD, examples, make_user
+from tests.ws_socket import Socket
 
 FUZZ = settings(
     max_examples=examples(30),
@@ -1081,7 +1081,7 @@ def test_fuzz_websocket_frames(ws_world, frame, role):
     encounter, cookies = ws_world
 
     async def scenario():
-        communicator = WebsocketCommunicator(
+        communicator = Socket(
             application,
             f"/ws/campaigns/{encounter.campaign_id}/encounters/{encounter.pk}/",
             headers=[HOST, ORIGIN, (b"cookie", f"sessionid={cookies[role]}".encode())],

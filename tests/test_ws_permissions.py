@@ -17,13 +17,13 @@ import secrets
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.db import connections
 from django.test import Client
 from django.urls import URLPattern
 
 from combat import services
 from combat.models import Encounter
+from tests.ws_socket import Socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
 
@@ -105,7 +105,7 @@ async def open_socket(path, user=None, *, origin=ORIGIN, host=HOST, scope=None):
     headers = [host] + ([origin] if origin else [])
     if user is not None:
         headers.append((b"cookie", f"sessionid={await sync_to_async(_cookie)(user)}".encode()))
-    communicator = WebsocketCommunicator(application, path, headers=headers)
+    communicator = Socket(application, path, headers=headers)
     communicator.scope.update(scope or {})
     connected, code = await communicator.connect(timeout=WAIT)
     return communicator, connected, code
@@ -264,11 +264,11 @@ async def test_an_origin_in_csrf_trusted_origins_may_open_the_table(origin, expe
 # through is refused by the table with 4401; one it stops gets 4403.
 PRODUCTION_SOCKETS = """
 import asyncio, json
-from channels.testing import WebsocketCommunicator
+from tests.ws_socket import Socket
 from config.asgi import application
 
 async def code(headers):
-    communicator = WebsocketCommunicator(application, "/ws/campaigns/1/encounters/1/", headers=headers)
+    communicator = Socket(application, "/ws/campaigns/1/encounters/1/", headers=headers)
     connected, code = await communicator.connect(timeout=10)
     return code
 

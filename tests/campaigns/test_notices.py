@@ -12,7 +12,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.db import connections
 from django.test import Client
 from django.urls import reverse
@@ -23,6 +22,7 @@ from combat import services
 from combat.models import Encounter
 from tests.clock import clock  # noqa: F401  (fixture)
 from tests.combat.test_expanse_table import begin, marcus, rosa, thug  # noqa: F401  (fixtures)
+from tests.ws_socket import Socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
 
@@ -48,7 +48,7 @@ async def _close_worker_connections():
 @pytest.fixture
 async def sockets():
     """Open websockets the way a browser does; every one is disconnected at the end."""
-    opened: list[WebsocketCommunicator] = []
+    opened: list[Socket] = []
 
     async def open_socket(user, path=NOTICES):
         from config.asgi import application
@@ -56,7 +56,7 @@ async def sockets():
         client = Client()
         await sync_to_async(client.force_login)(user)
         cookie = (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
-        communicator = WebsocketCommunicator(application, path, headers=[HOST, ORIGIN, cookie])
+        communicator = Socket(application, path, headers=[HOST, ORIGIN, cookie])
         opened.append(communicator)
         connected, code = await communicator.connect(timeout=WAIT)
         assert connected, code

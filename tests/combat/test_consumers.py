@@ -1,6 +1,6 @@
 """The live table over a websocket, through the whole ASGI stack (origin check, session auth, routing).
 
-Every test opens real `WebsocketCommunicator`s on `config.asgi.application` with a browser-like Origin,
+Every test opens real websocket communicators (tests.ws_socket) on `config.asgi.application` with a browser-like Origin,
 Host and session cookie, so what is asserted is what a phone at the table would receive. The channel layer
 is the in-memory one by default and channels_redis under `make test-integration`.
 """
@@ -13,7 +13,6 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
-from channels.testing import WebsocketCommunicator
 from django.db import connections
 from django.test import Client
 
@@ -24,6 +23,7 @@ from combat.models import Encounter, EncounterEvent
 from combat.rules.dice import ScriptedDice
 from tests.combat.helpers import inline_edit
 from tests.conftest import make_user
+from tests.ws_socket import Socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
 
@@ -93,7 +93,7 @@ def table(campaign, gm, pc, npc):
 @pytest.fixture
 async def sockets():
     """Open websockets the way a browser does; every one is disconnected (and checked for a crash) at the end."""
-    opened: list[WebsocketCommunicator] = []
+    opened: list[Socket] = []
 
     async def open_socket(user, encounter, *, campaign_id=None, origin=ORIGIN, cookie=True):
         headers = [HOST]
@@ -103,7 +103,7 @@ async def sockets():
             value = await sync_to_async(session_cookie)(user)
             headers.append((b"cookie", f"sessionid={value}".encode()))
         path = ws_path(campaign_id or encounter.campaign_id, encounter.pk)
-        communicator = WebsocketCommunicator(asgi_app(), path, headers=headers)
+        communicator = Socket(asgi_app(), path, headers=headers)
         opened.append(communicator)
         connected, code = await communicator.connect(timeout=WAIT)
         return communicator, connected, code
@@ -252,7 +252,7 @@ async def test_anonymous_visitor_is_refused(table, sockets):
 
 
 async def test_expired_or_forged_session_is_refused(table, sockets):
-    communicator = WebsocketCommunicator(
+    communicator = Socket(
         asgi_app(),
         ws_path(table.campaign_id, table.pk),
         headers=[HOST, (b"origin", ORIGIN), (b"cookie", b"sessionid=forged")],
@@ -268,6 +268,26 @@ async def test_non_member_is_refused(table, outsider, sockets):
     socket, connected, code = await sockets(outsider, table)
     assert not connected
     assert code == 4404
+
+
+@pytest.mark.parametrize("who", ["removed while away", "logged out"])
+async def test_a_refusal_is_a_close_with_its_reason_not_a_refused_handshake(table, player, who):
+    """A phone that slept while its player was removed (or logged out elsewhere) reconnects on waking: the server
+    must answer with 4404 / 4401, which the page shows as "closed: …; reload the page". A handshake refused outright
+    reaches the browser as a bare 1006, and the page would say "reconnecting…" for ever."""
+    from channels.testing import WebsocketCommunicator
+
+    headers = [HOST, (b"origin", ORIGIN)]
+    if who == "removed while away":
+        headers.append((b"cookie", f"sessionid={await sync_to_async(session_cookie)(player)}".encode()))
+        await sync_to_async(Membership.objects.filter(user=player, campaign_id=table.campaign_id).delete)()
+    raw = WebsocketCommunicator(asgi_app(), ws_path(table.campaign_id, table.pk), headers=headers)
+    connected, _ = await raw.connect(timeout=WAIT)
+    assert connected, "the handshake was refused: the browser would see 1006 and retry for ever"
+    assert await raw.receive_output(timeout=WAIT) == {
+        "type": "websocket.close",
+        "code": 4404 if who == "removed while away" else 4401,
+    }
 
 
 async def test_unknown_encounter_is_refused_like_a_forbidden_one(table, player, sockets):

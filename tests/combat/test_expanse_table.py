@@ -1051,12 +1051,11 @@ async def test_the_websocket_brings_each_phone_its_turn_and_never_a_gm_fact(
     opened = []
 
     async def open_socket(user):
-        from channels.testing import WebsocketCommunicator
-
         from tests.combat.test_consumers import HOST, ORIGIN, asgi_app, session_cookie, ws_path
+        from tests.ws_socket import Socket
 
         cookie = await sync_to_async(session_cookie)(user)
-        socket = WebsocketCommunicator(
+        socket = Socket(
             asgi_app(),
             ws_path(encounter.campaign_id, encounter.pk),
             headers=[HOST, (b"origin", ORIGIN), (b"cookie", f"sessionid={cookie}".encode())],
