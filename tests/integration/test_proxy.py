@@ -94,7 +94,11 @@ def stack(tmp_path, django_db_setup):
 
 @pytest.fixture
 def fight(campaign, gm, player, other_player, pc, other_pc, npc):
-    """A running Burn Bryte encounter in Phase 1 with the enemy's action declared; everyone logs in for real."""
+    """A running Burn Bryte encounter in Phase 1 with the enemy's action declared; everyone logs in for real.
+    Luwe is at 10 of 20 Health Levels, so the GM's changes below neither fill nor empty them (a change that would do
+    nothing is refused)."""
+    pc.stats = {"health": 10, "health_max": 20}
+    pc.save()
     encounter = services.start_encounter(
         services.create_encounter(
             campaign, gm, name="Relay", model="burn_bryte", pcs=[pc, other_pc], enemies=[(npc, 1)]
@@ -123,10 +127,16 @@ def ws_connects(server: procs.Daphne) -> int:
     return server.log_text().count('"WSCONNECT ')
 
 
-def heal(pc, amount: int) -> tuple[dict, str]:
-    """The GM's form for "Luwe regains <amount> Health Levels", and the sentence every table's log then shows."""
-    form = {"command": "adjust_health", "target": f"pc{pc.pk}", "change": str(amount), "key": f"heal-{amount}"}
-    return form, f"{pc.name} regains {amount} Health Level{'s' if amount != 1 else ''}."
+def change(n: int) -> int:
+    """The n-th of the GM's Health Level changes: +1, -2, +3, -4, ...: from 10 of 20, never full and never 0."""
+    return n if n % 2 else -n
+
+
+def heal(pc, n: int) -> tuple[dict, str]:
+    """The GM's form for the n-th change ("Luwe regains 1 Health Level", "Luwe loses 2 Health Levels", ...), and the
+    sentence every table's log then shows."""
+    form = {"command": "adjust_health", "target": f"pc{pc.pk}", "change": str(change(n)), "key": f"heal-{n}"}
+    return form, f"{pc.name} {'regains' if n % 2 else 'loses'} {n} Health Level{'s' if n != 1 else ''}."
 
 
 def post_until_answered(browser: procs.Browser, url: str, form: dict) -> int:
@@ -226,7 +236,7 @@ def test_phones_on_a_killed_replica_reconnect_through_the_proxy_and_no_action_is
         # Every heal was committed once, in order, and every phone's table shows each of them.
         events = EncounterEvent.objects.filter(encounter=fight, seq__gt=v0).order_by("seq")
         assert [(e.seq, e.kind, e.payload["data"]["change"]) for e in events] == [
-            (v0 + n, "health_adjusted", n) for n in range(1, len(actions) + 1)
+            (v0 + n, "health_adjusted", change(n)) for n in range(1, len(actions) + 1)
         ]
         assert Encounter.objects.get(pk=fight.pk).version == final
         for p in phones:
