@@ -58,6 +58,7 @@ def test_the_gm_takes_a_health_level_from_a_row_the_phone_sees_it_live_and_undo_
 
     expect(gm.get_by_role("button", name="Health Levels -1 for Luwe")).to_be_hidden()  # folded under "Edit"
     gm_row.get_by_text("Edit").click()
+    expect(gm.get_by_role("button", name="Set the condition for Luwe")).to_be_visible()  # conditions: no third click
     gm.get_by_role("button", name="Health Levels -1 for Luwe").click()
     expect(phone_row).to_contain_text(f"{full - 1}/{most} HL")
     expect(gm_row).to_contain_text(f"{full - 1}/{most} HL")
