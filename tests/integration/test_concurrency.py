@@ -38,6 +38,10 @@ def _race(calls):
 
 @pytest.fixture
 def table(campaign, gm, npc):
+    # The enemy at 10 of 20 Health Levels: ten +1 and ten -1 in any order never meet a full or an empty track, where
+    # a change that would do nothing is refused.
+    npc.stats = {"health": 10, "health_max": 20}
+    npc.save()
     players = [make_user(f"p{i}") for i in range(4)]
     pcs = []
     for i, user in enumerate(players):
