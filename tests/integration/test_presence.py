@@ -38,7 +38,8 @@ def test_a_gm_on_one_replica_sees_a_phone_on_the_other_join_and_leave(cluster, f
         assert strip_lines(strip) == {"ana": True, "ben": False}
 
         phones.append(procs.Socket(b.ws_base, path, player_browser, b.port))  # her tablet, on B
-        phones[1].next_frame()
+        phones[1].next_frame()  # the snapshot is sent before the socket's row is written: wait for the row
+        procs.wait_until(lambda: OpenSocket.objects.filter(user=player).count() == 2, message="B's row written")
         phones[0].close()  # the phone on A goes; the tablet on B keeps her at the table
         procs.wait_until(lambda: OpenSocket.objects.filter(user=player).count() == 1, message="A's row removed")
         assert {p.name: p.connected for p in presence.players(fight)} == {"ana": True, "ben": False}
