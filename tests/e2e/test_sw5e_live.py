@@ -157,6 +157,8 @@ def lantern_turn(gm, phones, round_no):
     oru.get_by_label("Target (optional)").select_option(label="Red Talon")
     oru.get_by_role("button", name="Act", exact=True).click()
     expect(newest_log(tess)).to_contain_text("Oru Dax fires the ion cannon at Red Talon as an action.")
+    # Oru's own page redraws with the shot (answer or frame) before he opens a fold the redraw would close.
+    expect(newest_log(oru)).to_contain_text("Oru Dax fires the ion cannon at Red Talon as an action.")
     expect(oru.locator(".open-actions summary")).to_contain_text("Still open to Wayward Lantern this round")
     oru.locator("details.spend summary").click()
     oru.get_by_label("For", exact=True).select_option("weapons")
