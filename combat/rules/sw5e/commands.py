@@ -168,6 +168,7 @@ class AllowAction(Command):
     label: ClassVar[str] = "Allow a free-text action"
     action: str = ""
     helm: bool = False
+    repeat: bool = False  # several crew members may take it in one round (a force power, a Medicine check)
 
 
 COMMANDS = (

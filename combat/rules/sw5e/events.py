@@ -156,6 +156,21 @@ class HullPatched(Event):
 
 
 @dataclass(frozen=True)
+class ShieldDieRolled(Event):
+    """The Regenerate Shields action: one shield die spent and rolled, its face restored as shield points."""
+
+    kind: ClassVar[str] = "shield_die_rolled"
+    fighter: str = ""
+    ship: str = ""
+    sides: int = 0
+    face: int = 0
+
+    @property
+    def points(self) -> int:
+        return max(0, self.face)
+
+
+@dataclass(frozen=True)
 class PowerSpent(Event):
     kind: ClassVar[str] = "power_spent"
     fighter: str = ""
@@ -190,6 +205,7 @@ class ActionAllowed(Event):
     key: str = ""
     label: str = ""
     helm: bool = False
+    repeat: bool = False
 
 
 @dataclass(frozen=True)
@@ -217,6 +233,7 @@ EVENTS = (
     HullPatched,
     PowerSpent,
     ShipDamaged,
+    ShieldDieRolled,
     ShipAdjusted,
     ActionAllowed,
     ShipTurnEnded,

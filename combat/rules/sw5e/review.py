@@ -73,7 +73,7 @@ def facts(state: State, event: Event, gm: bool = True) -> Facts:
         return Facts(**base, actor=event.ship, rolls=rolls)
     if isinstance(event, sw.ActionTaken):
         return Facts(**base, actor=event.fighter, action=True)
-    if isinstance(event, sw.HullPatched):
+    if isinstance(event, (sw.HullPatched, sw.ShieldDieRolled)):
         rolls = (RollFact(event.sides, (event.face,)),) if shown(event.ship) else ()
         return Facts(**base, actor=event.fighter, rolls=rolls)
     if isinstance(event, sw.PowerSpent):

@@ -26,9 +26,10 @@ Each ship is a plain dict, keyed like the ``ships.Ship`` model's fields::
         "surprised": False,
     }
 
-Fighters come from ``fighter_from_sheet`` (SW5e crew stats ``initiative_mod`` and ``bonus_action``; the sheet's
-usual ``station`` is only a suggestion for the crew dict). Stations come from the ships' crew dicts; a fighter
-listed in no crew is in the encounter but aboard nothing until the GM assigns it (``AssignCrew``).
+Fighters come from ``fighter_from_sheet`` (SW5e crew stats ``initiative_mod``, ``bonus_action`` and
+``bonus_action_for``; the sheet's usual ``station`` is only a suggestion for the crew dict). Stations come from the
+ships' crew dicts; a fighter listed in no crew is in the encounter but aboard nothing until the GM assigns it
+(``AssignCrew``).
 """
 
 from __future__ import annotations
@@ -175,6 +176,7 @@ def fighter_from_sheet(
         owner=owner if side == "pc" else None,
         initiative_mod=modifier,
         bonus_action=bool(stats.get("bonus_action", False)),
+        bonus_for=str(stats.get("bonus_action_for") or ""),
     )
 
 
