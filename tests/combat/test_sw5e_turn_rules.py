@@ -3,6 +3,7 @@ Shields action, surprise cleared for one crew member, one helm per round, bonus 
 
 Seed: ../shared/seeds/001_a9fbea53989230b2.txt; notes: ../shared/rules/sw5e-starships.md."""
 
+import json
 from dataclasses import replace as fighter_with
 
 from combat.rules import sw5e as sw
@@ -11,7 +12,7 @@ from combat.rules.sw5e import review
 from combat.rules.sw5e.state import put_fighter
 from combat.rules.sw5e.stats import BONUS_ACTIONS
 from combat.tables import sw5e as sw_table
-from tests.combat.test_sw5e_rules import begin, crew_turn, table, to_next_round
+from tests.combat.test_sw5e_rules import Table, begin, crew_turn, frigate, hawk, table, to_next_round
 
 # --- 1. an allowed action says whether it may repeat ---------------------------------------------------------------
 
@@ -203,3 +204,63 @@ def test_the_sheets_bonus_action_choices_are_the_action_menu():
     assert BONUS_ACTIONS == tuple((a.key, a.label) for a in sw.ACTION_MENU)
     fighter = sw.fighter_from_sheet("k", "K", "pc", 1, {"bonus_action": True, "bonus_action_for": "evade"})
     assert fighter.bonus_for == "evade"
+
+
+# --- 6. surprise worked out from Stealth against passive Perception ------------------------------------------------
+
+
+def stealthy(settings=None):
+    """Kira, Dex and Mira (passive Perception 14, 10, 12) aboard the Hawk; Vrask (+2) and Tolo (+0) hide."""
+    f = sw.fighter_from_sheet
+    fighters = (
+        f("kira", "Kira", "pc", 1, {"passive_perception": 14}),
+        f("dex", "Dex", "pc", 2, {"passive_perception": 10}),
+        f("mira", "Mira", "pc", 3, {"passive_perception": 12}),
+        f("vrask", "Captain Vrask", "enemy", None, {"stealth_mod": 2}),
+        f("tolo", "Tolo", "enemy", None, {}),
+    )
+    return Table(sw.initial_state([hawk(), frigate()], fighters, settings))
+
+
+def test_the_server_works_out_surprise_from_stealth_against_passive_perception():
+    """Seed: "the GM compares the Dexterity (Stealth) checks of anyone hiding with the passive Wisdom (Perception)
+    score of each creature on the opposing side. Any ship that doesn't notice a threat is surprised ... A member
+    of a group can be surprised even if the other members aren't."."""
+    t = stealthy()
+    events = t.do(sw.WorkOutSurprise(hiders=("frigate",)), faces=[11, 14])  # Vrask 13, Tolo 14
+    rolled = [e for e in events if isinstance(e, sw.StealthRolled)]
+    assert [(e.fighter, e.total) for e in rolled] == [("vrask", 13), ("tolo", 14)]
+    surprised = {f.id: t.state.surprised_now(f) for f in t.state.crew("hawk")}
+    assert surprised == {"kira": False, "dex": True, "mira": True}  # only Kira's 14 beats Vrask's 13
+    assert not t.state.ship("hawk").surprised and not t.state.ship("frigate").surprised
+    words = [sw.describe(t.state, e, gm=False) for e in events]
+    assert words[:2] == [None, None]  # the NPC crew's rolls are the GM's
+    assert sw.describe(t.state, rolled[0], gm=True) == "Captain Vrask rolls Dexterity (Stealth): 11 + 2 = 13."
+    assert review.facts(t.state, rolled[0], gm=True).rolls[0].faces == (11,)
+    assert review.facts(t.state, rolled[0], gm=False).rolls == ()
+    for event in events:  # stored and read back as the log does
+        assert sw.CODEC.event_from_json(json.loads(json.dumps(sw.CODEC.event_to_json(event)))) == event
+    t.do(sw.SetSurprise(target="dex", surprised=False))  # setting it by hand stays
+    assert not t.state.surprised_now(t.state.fighter("dex"))
+
+
+def test_a_whole_crew_that_notices_no_one_leaves_its_ship_surprised_and_ties_follow_the_setting():
+    t = stealthy()
+    t.do(sw.WorkOutSurprise(hiders=("frigate",)), faces=[12, 18])  # Vrask 14 ties Kira's passive 14
+    assert t.state.ship("hawk").surprised
+    assert all(t.state.surprised_now(f) for f in t.state.crew("hawk"))
+    noticed = stealthy({"stealth_ties": "noticed"})
+    noticed.do(sw.WorkOutSurprise(hiders=("frigate",)), faces=[12, 18])
+    assert not noticed.state.surprised_now(noticed.state.fighter("kira"))
+    assert not noticed.state.ship("hawk").surprised
+
+
+def test_working_out_surprise_is_refused_with_a_sentence():
+    t = stealthy()
+    t.refused(sw.WorkOutSurprise(), "Choose the ships that hide")
+    t.refused(sw.WorkOutSurprise(hiders=("nowhere",)), "That ship is not in this encounter")
+    for who in ("vrask", "tolo"):
+        t.do(sw.AssignCrew(fighter=who, ship="", station=""))
+    t.refused(sw.WorkOutSurprise(hiders=("frigate",)), "Nobody is aboard the hiding ships")
+    started = begin()
+    started.refused(sw.WorkOutSurprise(hiders=("frigate",)), "already started")

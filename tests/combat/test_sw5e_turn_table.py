@@ -112,3 +112,17 @@ def test_a_helm_handed_over_mid_round_takes_no_helm_action_that_round(
     assert result.error == (
         "Only one crew member can take helm actions aboard Lantern in a round: Tess already has this round."
     )
+
+
+def test_the_gm_has_the_server_work_out_surprise_from_the_set_up(client, enc, gm, player, tess, oru, vrask, talon):
+    """Seed: "the GM compares the Dexterity (Stealth) checks of anyone hiding with the passive Wisdom (Perception)
+    score of each creature on the opposing side". Sheets default to Stealth +0 and passive Perception 10."""
+    client.force_login(gm)
+    html = gm_html(enc)
+    assert 'name="hiders"' in html and "Roll Stealth against passive Perception" in html
+    ok(enc, gm, "work_out_surprise", dice=[15], hiders=[sid(talon)])  # Vrask 15 beats both passive 10s
+    state = state_of(enc)
+    assert state.ship(state.fighter(key(tess)).ship).surprised
+    assert state.surprised_now(state.fighter(key(tess))) and state.surprised_now(state.fighter(key(oru)))
+    client.force_login(player)
+    assert notice(post(client, enc, "work_out_surprise", hiders=sid(talon))) == "Only the GM can do that."

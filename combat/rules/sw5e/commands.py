@@ -29,6 +29,16 @@ class SetSurprise(Command):
 
 
 @dataclass(frozen=True)
+class WorkOutSurprise(Command):
+    """The server rolls Dexterity (Stealth) for the crew of the ships that hide and compares each roll with the
+    passive Wisdom (Perception) of the crews on the other side; setting surprise by hand stays."""
+
+    name: ClassVar[str] = "work_out_surprise"
+    label: ClassVar[str] = "Work out surprise from Stealth"
+    hiders: tuple[str, ...] = ()  # the ships that hide
+
+
+@dataclass(frozen=True)
 class RollInitiative(Command):
     name: ClassVar[str] = "roll_initiative"
     who: ClassVar[str] = "owner"
@@ -174,6 +184,7 @@ class AllowAction(Command):
 COMMANDS = (
     AssignCrew,
     SetSurprise,
+    WorkOutSurprise,
     RollInitiative,
     SetShipInitiative,
     OrderTies,

@@ -34,6 +34,7 @@ from combat.rules.sw5e.commands import (
     StartCombat,
     StartCrewTurn,
     TakeAction,
+    WorkOutSurprise,
 )
 from combat.rules.sw5e.events import (
     ActionAllowed,
@@ -56,6 +57,7 @@ from combat.rules.sw5e.events import (
     ShipTurnEnded,
     ShipTurnSkipped,
     ShipTurnStarted,
+    StealthRolled,
     SurpriseSet,
     TiesOrdered,
 )
@@ -159,6 +161,32 @@ def _set_surprise(state: State, c: SetSurprise, dice: Dice) -> list[Event]:
     except RuleError:
         state.fighter(c.target)
     return [SurpriseSet(target=c.target, surprised=c.surprised)]
+
+
+def _work_out_surprise(state: State, c: WorkOutSurprise, dice: Dice) -> list[Event]:
+    """Seed: "the GM compares the Dexterity (Stealth) checks of anyone hiding with the passive Wisdom (Perception)
+    score of each creature on the opposing side." A crew member who notices no one hiding is surprised; a ship
+    whose whole crew notices no one is surprised. Crewless ships keep what the GM set by hand."""
+    _setup(state)
+    hiding = tuple(state.ship(sid) for sid in dict.fromkeys(c.hiders))
+    _require(bool(hiding), "Choose the ships that hide.")
+    hiders = [(f, ship.side) for ship in hiding for f in state.crew(ship.id)]
+    _require(bool(hiders), "Nobody is aboard the hiding ships to roll Stealth.")
+    events: list[Event] = [
+        StealthRolled(fighter=f.id, face=dice.roll(1, 20)[0], modifier=f.stealth_mod) for f, _ in hiders
+    ]
+    totals = [(e.total, side) for e, (_, side) in zip(events, hiders, strict=True) if isinstance(e, StealthRolled)]
+    ties_hide = state.setting("stealth_ties") == "hidden"
+    for ship in state.ships:
+        against = [total for total, side in totals if side != ship.side]
+        crew = state.crew(ship.id)
+        if ship in hiding or not against or not crew:
+            continue
+        # A passive score notices a Stealth check it beats (or meets, under the "noticed" setting).
+        caught = {f.id: not any(f.passive_perception - t > (0 if ties_hide else -1) for t in against) for f in crew}
+        events += [SurpriseSet(target=fid, surprised=surprised) for fid, surprised in caught.items()]
+        events.append(SurpriseSet(target=ship.id, surprised=all(caught.values())))
+    return events
 
 
 def _roll_initiative(state: State, c: RollInitiative, dice: Dice) -> list[Event]:
@@ -534,6 +562,7 @@ def _allow_action(state: State, c: AllowAction, dice: Dice) -> list[Event]:
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     AssignCrew: _assign_crew,
     SetSurprise: _set_surprise,
+    WorkOutSurprise: _work_out_surprise,
     RollInitiative: _roll_initiative,
     SetShipInitiative: _set_ship_initiative,
     OrderTies: _order_ties,

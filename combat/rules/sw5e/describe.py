@@ -35,6 +35,7 @@ from combat.rules.sw5e.events import (
     ShipTurnEnded,
     ShipTurnSkipped,
     ShipTurnStarted,
+    StealthRolled,
     SurpriseSet,
     TiesOrdered,
 )
@@ -145,6 +146,14 @@ def _surprise_set(v: Viewer, event: SurpriseSet) -> str | None:
             return None
         who = v.name(f.id)
     return f"{who} {'is surprised' if event.surprised else 'is not surprised'}."
+
+
+def _stealth_rolled(v: Viewer, event: StealthRolled) -> str | None:
+    f = v.state.fighter(event.fighter)
+    if f.ship and v.secret(f.ship):
+        return None  # who hides aboard an NPC ship, and how well, is the GM's
+    sign = "+" if event.modifier >= 0 else "−"
+    return f"{v.name(f.id)} rolls Dexterity (Stealth): {event.face} {sign} {abs(event.modifier)} = {event.total}."
 
 
 def _initiative_rolled(v: Viewer, event: InitiativeRolled) -> str | None:
@@ -330,6 +339,7 @@ def _ship_turn_ended(v: Viewer, event: ShipTurnEnded) -> str | None:
 DESCRIBERS: dict[type[Event], Callable[[Viewer, Any], str | None]] = {
     CrewAssigned: _crew_assigned,
     SurpriseSet: _surprise_set,
+    StealthRolled: _stealth_rolled,
     InitiativeRolled: _initiative_rolled,
     ShipInitiativeSet: _ship_initiative_set,
     TiesOrdered: _ties_ordered,

@@ -29,6 +29,20 @@ class SurpriseSet(Event):
 
 
 @dataclass(frozen=True)
+class StealthRolled(Event):
+    """A Dexterity (Stealth) check of a crew member whose ship hides (WorkOutSurprise); SurpriseSet follows."""
+
+    kind: ClassVar[str] = "stealth_rolled"
+    fighter: str = ""
+    face: int = 0
+    modifier: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.face + self.modifier
+
+
+@dataclass(frozen=True)
 class InitiativeRolled(Event):
     kind: ClassVar[str] = "initiative_rolled"
     fighter: str = ""
@@ -234,6 +248,7 @@ EVENTS = (
     PowerSpent,
     ShipDamaged,
     ShieldDieRolled,
+    StealthRolled,
     ShipAdjusted,
     ActionAllowed,
     ShipTurnEnded,

@@ -33,6 +33,7 @@ from combat.rules.sw5e.events import (
     ShipTurnEnded,
     ShipTurnSkipped,
     ShipTurnStarted,
+    StealthRolled,
     SurpriseSet,
     TiesOrdered,
 )
@@ -117,6 +118,10 @@ def _surprise_set(state: State, event: SurpriseSet) -> State:
     # Cleared by name, a crew member is not surprised even aboard a surprised ship.
     fighter = replace(state.fighter(event.target), surprised=event.surprised, alert=not event.surprised)
     return put_fighter(state, fighter)
+
+
+def _stealth_rolled(state: State, event: StealthRolled) -> State:
+    return state  # the roll is kept for the log; the SurpriseSet events after it say who is surprised
 
 
 def _initiative_rolled(state: State, event: InitiativeRolled) -> State:
@@ -300,6 +305,7 @@ def _action_allowed(state: State, event: ActionAllowed) -> State:
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     CrewAssigned: _crew_assigned,
     SurpriseSet: _surprise_set,
+    StealthRolled: _stealth_rolled,
     InitiativeRolled: _initiative_rolled,
     ShipInitiativeSet: _ship_initiative_set,
     TiesOrdered: _ties_ordered,

@@ -165,10 +165,14 @@ def fighter_from_sheet(
 ) -> Fighter:
     """A crew member from a character sheet (see sw5e.stats). Side "pc" stays a PC; anything else is NPC crew.
     `aware_of` is taken as every model takes it and left unused: SW5e tracks no awareness."""
-    try:
-        modifier = int(stats.get("initiative_mod", 0))
-    except (TypeError, ValueError):
-        modifier = 0
+
+    def whole(key: str, default: int) -> int:
+        try:
+            return int(stats.get(key, default))
+        except (TypeError, ValueError):
+            return default
+
+    modifier = whole("initiative_mod", 0)
     return Fighter(
         id=key,
         name=name,
@@ -177,6 +181,8 @@ def fighter_from_sheet(
         initiative_mod=modifier,
         bonus_action=bool(stats.get("bonus_action", False)),
         bonus_for=str(stats.get("bonus_action_for") or ""),
+        stealth_mod=whole("stealth_mod", 0),
+        passive_perception=whole("passive_perception", 10),
     )
 
 

@@ -44,6 +44,12 @@ SETTINGS = (
         ),
     ),
     Setting(
+        "stealth_ties",
+        "Working out surprise: a Stealth check equal to a passive Perception score",
+        "hidden",
+        choices=(("hidden", "Stays hidden: the passive score is the number to meet"), ("noticed", "Is noticed")),
+    ),
+    Setting(
         "enemy_numbers",
         "NPC ships' hull, shields and power",
         "hidden",
@@ -127,6 +133,8 @@ class Fighter:
     station: str = ""  # "pilot" is the helm
     surprised: bool = False
     alert: bool = False  # the GM cleared them of surprise: their ship's surprise is not theirs
+    stealth_mod: int = 0  # Dexterity (Stealth), rolled when their ship hides
+    passive_perception: int = 10  # passive Wisdom (Perception), against the Stealth of ships that hide
     initiative: int | None = None
     turns: int = 0
     took_turn: bool = False  # this round
