@@ -172,10 +172,9 @@ def _work_out_surprise(state: State, c: WorkOutSurprise, dice: Dice) -> list[Eve
     _require(bool(hiding), "Choose the ships that hide.")
     hiders = [(f, ship.side) for ship in hiding for f in state.crew(ship.id)]
     _require(bool(hiders), "Nobody is aboard the hiding ships to roll Stealth.")
-    events: list[Event] = [
-        StealthRolled(fighter=f.id, face=dice.roll(1, 20)[0], modifier=f.stealth_mod) for f, _ in hiders
-    ]
-    totals = [(e.total, side) for e, (_, side) in zip(events, hiders, strict=True) if isinstance(e, StealthRolled)]
+    rolled = [StealthRolled(fighter=f.id, face=dice.roll(1, 20)[0], modifier=f.stealth_mod) for f, _ in hiders]
+    totals = [(e.total, side) for e, (_, side) in zip(rolled, hiders, strict=True)]
+    events: list[Event] = list(rolled)
     ties_hide = state.setting("stealth_ties") == "hidden"
     for ship in state.ships:
         against = [total for total, side in totals if side != ship.side]
