@@ -121,14 +121,21 @@ def _menu(state):
     for spec in sw.ACTION_MENU:
         yield spec.key, sw.counted_key(spec.key) if spec.kind != "weapon" else "", spec.label, spec.kind
     for custom in state.custom_actions:
-        yield custom.label, custom.key, custom.label, "helm" if custom.helm else "once"
+        kind = "helm" if custom.helm else ("repeat" if custom.repeat else "once")
+        yield custom.label, state.counted(custom.key), custom.label, kind
 
 
 def weapons_left(ship) -> tuple[str, ...]:
     return tuple(w for w in ship.weapons if sw.counted_key("fire", w) not in ship.actions)
 
 
-NOTES = {"repeat": "may repeat", "helm": "helm only", "boost": "once per ship turn", "weapon": "each weapon once"}
+NOTES = {
+    "repeat": "may repeat",
+    "helm": "helm only",
+    "boost": "once per ship turn",
+    "turn": "once per ship turn",
+    "weapon": "each weapon once",
+}
 
 
 def available_actions(state, ship, fighter=None) -> tuple[Action, ...]:
@@ -141,12 +148,16 @@ def available_actions(state, ship, fighter=None) -> tuple[Action, ...]:
             continue
         if kind == "boost" and value in ship.boosts:
             continue
+        if kind == "turn" and state.ship_turn == ship.id and value in state.turn_actions:
+            continue
         if kind == "weapon" and ship.weapons and not weapons_left(ship):
             continue
         if fighter is not None:
             if kind == "helm" and (helm is None or helm.id != fighter.id or fighter.helm_used):
                 continue
-            if kind == "boost" and state.ship_turn != ship.id:
+            if kind == "helm" and state.helm_taken.get(ship.id, fighter.id) != fighter.id:
+                continue  # another crew member took this round's helm actions
+            if kind in ("boost", "turn") and state.ship_turn != ship.id:
                 continue
         out.append(Action(value=value, label=label, kind=kind, note=NOTES.get(kind, "")))
     return tuple(out)
@@ -334,7 +345,8 @@ def crew_controls(state, f) -> CrewControls:
         took_turn=f.took_turn,
         action_left=not f.action_used,
         bonus=f.bonus_action,
-        bonus_left=f.bonus_action and not f.bonus_used,
+        bonus_left=f.bonus_action and not f.bonus_used and f.bonus_for in sw.MENU,
+        bonus_for=sw.MENU[f.bonus_for].label if f.bonus_action and f.bonus_for in sw.MENU else "",
         reaction_left=state.can_react(f),
         can_start=(
             turn
@@ -474,7 +486,7 @@ def _gm_view(state) -> dict:
                 ship_name=state.ship(f.ship).name if f.ship else "",
                 station=f.station,
                 station_label=sw.STATION_LABELS.get(f.station, ""),
-                surprised=f.surprised,
+                surprised=state.surprised_now(f),  # the ship's surprise counts unless the GM cleared them
                 initiative=f.initiative,
             )
             for f in state.fighters
@@ -504,7 +516,7 @@ def _gm_view(state) -> dict:
         damage_ships=tuple(Named(id=s.id, name=s.name) for s in state.ships if s.status != "destroyed"),
         dealers=tuple(Named(id=x.id, name=x.name) for x in (*state.ships, *state.fighters)),
         adjustable=tuple((what, sw.what_label(what)) for what in sw.ADJUSTABLE),
-        custom_actions=tuple(CustomAction(label=a.label, helm=a.helm) for a in state.custom_actions),
+        custom_actions=tuple(CustomAction(label=a.label, helm=a.helm, repeat=a.repeat) for a in state.custom_actions),
         systems=sws.SYSTEMS,
     )
 

@@ -161,6 +161,7 @@ class CrewControls:
     action_left: bool
     bonus: bool
     bonus_left: bool
+    bonus_for: str = ""  # the label of the one action the bonus action allows ("" when none is named)
     reaction_left: bool
     can_start: bool
     can_distribute: bool
@@ -271,6 +272,7 @@ class ShipTurn:
 class CustomAction:
     label: str
     helm: bool
+    repeat: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -55,10 +56,32 @@ def fixtures() -> Iterator[Path]:
 
 def as_stored(state_type, replayed: dict, stored: dict) -> dict:
     """The replayed state without the fields added to the state after the log was stored, provided each still
-    holds its default there: a later field may not change what an old log replays to."""
+    holds its default there: a later field may not change what an old log replays to. Lists of dataclasses (the
+    ships, the crew, the GM's actions) are compared the same way, item by item."""
     defaults = {
         f.name: to_json(f.default if f.default is not dataclasses.MISSING else f.default_factory())
         for f in dataclasses.fields(state_type)
         if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
     }
-    return {k: v for k, v in replayed.items() if k in stored or k not in defaults or v != defaults[k]}
+    hints = typing.get_type_hints(state_type)
+    out = {}
+    for k, v in replayed.items():
+        if k in stored:
+            out[k] = _items_as_stored(hints.get(k), v, stored[k])
+        elif k not in defaults or v != defaults[k]:
+            out[k] = v
+    return out
+
+
+def _items_as_stored(hint: Any, replayed: Any, stored: Any) -> Any:
+    """`as_stored` applied to each item of a tuple of dataclasses; any other value as it is."""
+    args = typing.get_args(hint)
+    item = args[0] if typing.get_origin(hint) is tuple and args else None
+    if not (dataclasses.is_dataclass(item) and isinstance(replayed, list) and isinstance(stored, list)):
+        return replayed
+    if len(replayed) != len(stored):
+        return replayed
+    return [
+        as_stored(item, r, s) if isinstance(r, dict) and isinstance(s, dict) else r
+        for r, s in zip(replayed, stored, strict=True)
+    ]

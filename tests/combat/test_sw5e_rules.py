@@ -71,7 +71,7 @@ def frigate(**over):
 def crew():
     f = sw.fighter_from_sheet
     return (
-        f("kira", "Kira", "pc", 1, {"initiative_mod": 2, "bonus_action": True}),
+        f("kira", "Kira", "pc", 1, {"initiative_mod": 2, "bonus_action": True, "bonus_action_for": "boost_engines"}),
         f("dex", "Dex", "pc", 2, {"initiative_mod": 0}),
         f("mira", "Mira", "pc", 3, {"initiative_mod": 1}),
         f("vrask", "Captain Vrask", "enemy", None, {}),
@@ -555,7 +555,7 @@ def test_one_action_per_turn_and_the_bonus_action_only_with_a_feature():
     t.refused(sw.TakeAction(actor="kira", action="direct"), "not Kira's turn")
     t.do(sw.EndCrewTurn(actor="dex"))
     t.do(sw.StartCrewTurn(actor="kira"))  # Kira's sheet grants a bonus action
-    t.do(sw.TakeAction(actor="kira", action="direct", slot="bonus"))
+    t.do(sw.TakeAction(actor="kira", action="boost_engines", slot="bonus"))
     t.refused(sw.TakeAction(actor="kira", action="interfere", slot="bonus"), "already taken a bonus action")
     t.do(sw.TakeAction(actor="kira", action="interfere"))
     t.refused(sw.TakeAction(actor="kira", action="teleport"), "not on the menu")
@@ -648,7 +648,7 @@ def test_one_helm_option_per_turn_and_nobody_at_the_helm_means_no_helm_actions()
     t.do(sw.DistributePower(actor="kira"))
     t.do(sw.StartCrewTurn(actor="kira"))
     t.do(sw.TakeAction(actor="kira", action="evade"))
-    t.refused(sw.TakeAction(actor="kira", action="fly", slot="bonus"), "already taken a helm option this turn")
+    t.refused(sw.TakeAction(actor="kira", action="fly", slot="reaction"), "already taken a helm option this turn")
     t.do(sw.EndCrewTurn(actor="kira"))
     t.do(sw.AssignCrew(fighter="kira", ship="hawk", station="gunner"))
     t.do(sw.StartCrewTurn(actor="dex"))
@@ -657,15 +657,15 @@ def test_one_helm_option_per_turn_and_nobody_at_the_helm_means_no_helm_actions()
     t.do(sw.EndCrewTurn(actor="dex"))
     t.do(sw.AssignCrew(fighter="mira", ship="hawk", station="pilot"))  # a new helm mid-combat
     t.do(sw.StartCrewTurn(actor="mira"))
-    t.do(sw.TakeAction(actor="mira", action="fly"))
+    t.refused(sw.TakeAction(actor="mira", action="fly"), "Kira already has this round")  # see test_sw5e_turn_rules
 
 
 def test_boosts_are_once_per_ship_turn_and_each_further_boost_costs_5_dc():
     t = begin()
     t.do(sw.DistributePower(actor="kira"))
     t.do(sw.StartCrewTurn(actor="kira"))
-    [a] = t.do(sw.TakeAction(actor="kira", action="boost_engines"))
-    [b] = t.do(sw.TakeAction(actor="kira", action="Boost Shields", slot="bonus"))
+    [a] = t.do(sw.TakeAction(actor="kira", action="boost_shields"))
+    [b] = t.do(sw.TakeAction(actor="kira", action="Boost Engines", slot="bonus"))
     t.do(sw.EndCrewTurn(actor="kira"))
     t.do(sw.StartCrewTurn(actor="dex"))
     t.refused(sw.TakeAction(actor="dex", action="boost_engines"), "Boost Engines has already been used on Ebon Hawk")
@@ -1034,6 +1034,10 @@ def play_a_little(t):
     t.do(sw.TakeAction(actor="vrask", action="jam their sensors"))
     t.do(sw.SpendPower(actor="vrask", system="engines"), faces=[5])
     t.do(sw.EndCrewTurn(actor="vrask"))
+    if not t.state.surprised_now(t.state.fighter("tolo")):  # Tolo takes the Regenerate Shields action
+        t.do(sw.StartCrewTurn(actor="tolo"))
+        t.do(sw.TakeAction(actor="tolo", action="regenerate_shields"), faces=[6])
+        t.do(sw.EndCrewTurn(actor="tolo"))
     t.do(sw.AdjustShip(ship="frigate", what="shield_dice", value=3))
     t.do(sw.Damage(ship="hawk", amount=45))
 
@@ -1050,7 +1054,8 @@ def test_state_events_and_commands_round_trip_through_json():
         payload = json.loads(json.dumps(sw.CODEC.event_to_json(item.event)))
         assert sw.CODEC.event_from_json(payload) == item.event
         kinds.add(item.event.kind)
-    assert kinds >= {e.kind for e in sw.EVENTS} - {"surprise_set", "ties_ordered", "ship_turn_skipped"}
+    set_up_only = {"surprise_set", "ties_ordered", "ship_turn_skipped", "stealth_rolled"}  # test_sw5e_turn_rules
+    assert kinds >= {e.kind for e in sw.EVENTS} - set_up_only
     for cls in sw.COMMANDS:
         assert from_json(cls, json.loads(json.dumps(to_json(cls())))) == cls()
         assert sw.CODEC.command_from_json(cls.name, to_json(cls())) == cls()
@@ -1104,6 +1109,7 @@ def test_the_model_declares_its_interface():
     for name in (
         "assign_crew",
         "set_surprise",
+        "work_out_surprise",
         "set_ship_initiative",
         "order_ties",
         "start_combat",
@@ -1119,6 +1125,7 @@ def test_the_model_declares_its_interface():
         "unassigned_power",
         "tier0_power",
         "surprised_ship",
+        "stealth_ties",
         "enemy_numbers",
     }
     for s in sw.SETTINGS:
@@ -1272,7 +1279,7 @@ def command_for(state, op, who, seed):
     if op == "assign":
         target = rng.choice(["", "hawk", "frigate"]) if rng.random() < 0.3 else state.fighter(actor).ship
         return sw.AssignCrew(fighter=actor, ship=target, station=rng.choice(["", "pilot", "gunner"]) if target else "")
-    return sw.AllowAction(action="jam", helm=rng.random() < 0.5)
+    return sw.AllowAction(action="jam", helm=rng.random() < 0.5, repeat=rng.random() < 0.5)
 
 
 def assert_pools(state):

@@ -51,7 +51,7 @@ def tess(campaign, player):
         name="Tess",
         owner=player,
         system="sw5e",
-        stats=sheet(initiative_mod=3, station="pilot", bonus_action=True),
+        stats=sheet(initiative_mod=3, station="pilot", bonus_action=True, bonus_action_for="evade"),
     )
 
 
@@ -582,7 +582,7 @@ def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, te
     assert notice(post(client, enc, "start_crew_turn", actor=key(tess))) == ""
     html = player_html(enc, player)
     assert "Your turn!" in html and 'data-your-turn="1"' in html
-    assert "Action: ready" in html and "Bonus action: ready" in html and "Reaction: ready" in html
+    assert "Action: ready" in html and "Bonus action (Evade): ready" in html and "Reaction: ready" in html
     assert '<option value="evade">Evade (helm only)</option>' in html
     assert '<option value="laser cannons" selected>laser cannons</option>' in html  # the first not yet fired
     assert (
@@ -597,7 +597,7 @@ def test_a_whole_round_from_the_phones(client, enc, gm, player, other_player, te
     )
     assert notice(post(client, enc, "take_action", actor=key(tess), action="evade", slot="bonus")) == ""
     html = player_html(enc, player)
-    assert "Action: used" in html and "Bonus action: used" in html
+    assert "Action: used" in html and "Bonus action (Evade): used" in html
     assert "Taken aboard this round: Fire (laser cannons), Evade." in html
     assert notice(post(client, enc, "end_crew_turn", actor=key(tess))) == ""
 
@@ -861,7 +861,7 @@ def test_ending_writes_hull_shields_dice_and_power_back_to_the_ships(
     ok(enc, player, "distribute_power", actor=key(tess), central=1)
     ok(enc, player, "regenerate_shields", actor=key(tess))  # 28 shields, 5 shield dice
     ok(enc, player, "start_crew_turn", actor=key(tess))
-    ok(enc, player, "take_action", dice=[4], actor=key(tess), action="patch", slot="bonus")  # d8 4 + Con 1: 45
+    ok(enc, player, "take_action", dice=[4], actor=key(tess), action="patch")  # d8 4 + Con 1: 45
     ok(enc, gm, "damage", ship=sid(talon), amount=330)
     ok(enc, gm, "end_encounter")
     lantern.refresh_from_db()

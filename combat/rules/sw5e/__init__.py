@@ -22,9 +22,10 @@ An encounter holds several ships (``Ship``), each with a crew of fighters (``Fig
 user id, NPC crew run by the GM). It moves through two stages:
 
 * Set-up (``state.started`` is False): the GM edits crews and stations (``AssignCrew``) and surprise
-  (``SetSurprise``, per ship or per crew member); every PC rolls initiative (``RollInitiative``: the server
-  rolls d20 + modifier, or the player enters the face of a physical d20 when the ``entered_initiative``
-  setting allows it); the GM rolls or enters the initiative of each ship with no PC aboard
+  (``SetSurprise``, per ship or per crew member, or ``WorkOutSurprise``: the server rolls the Stealth of the
+  hiding ships' crews against the passive Perception of the other side's); every PC rolls initiative
+  (``RollInitiative``: the server rolls d20 + modifier, or the player enters the face of a physical d20 when
+  the ``entered_initiative`` setting allows it); the GM rolls or enters the initiative of each ship with no PC aboard
   (``SetShipInitiative``) and orders tied ships (``OrderTies``). ``StartCombat`` fixes the order.
 * Combat: rounds of ship turns, highest initiative first. A ship's turn moves through three steps
   (``state.stage``): "power" — the reactor's dice wait for ``DistributePower`` (with ``start_turn``, the crew
@@ -68,6 +69,7 @@ from combat.rules.sw5e.commands import (
     StartCombat,
     StartCrewTurn,
     TakeAction,
+    WorkOutSurprise,
 )
 from combat.rules.sw5e.decide import BOOST_DC_STEP, decide, reactor_output
 from combat.rules.sw5e.describe import describe
@@ -85,6 +87,7 @@ from combat.rules.sw5e.events import (
     PowerDistributed,
     PowerSpent,
     RoundStarted,
+    ShieldDieRolled,
     ShieldsRegenerated,
     ShipAdjusted,
     ShipDamaged,
@@ -92,6 +95,7 @@ from combat.rules.sw5e.events import (
     ShipTurnEnded,
     ShipTurnSkipped,
     ShipTurnStarted,
+    StealthRolled,
     SurpriseSet,
     TiesOrdered,
 )
@@ -103,6 +107,7 @@ from combat.rules.sw5e.state import (
     BOOSTS,
     HELM_ACTIONS,
     MENU,
+    PER_SHIP_TURN,
     REACTOR_LABELS,
     REPEATABLE,
     SHIELD_LABELS,
@@ -150,6 +155,7 @@ __all__ = [
     "REPEATABLE",
     "HELM_ACTIONS",
     "BOOSTS",
+    "PER_SHIP_TURN",
     "SLOTS",
     "ADJUSTABLE",
     "STATION_LABELS",
@@ -165,6 +171,7 @@ __all__ = [
     # Commands (commands.py).
     "AssignCrew",
     "SetSurprise",
+    "WorkOutSurprise",
     "RollInitiative",
     "SetShipInitiative",
     "OrderTies",
@@ -183,6 +190,7 @@ __all__ = [
     # Events (events.py).
     "CrewAssigned",
     "SurpriseSet",
+    "StealthRolled",
     "InitiativeRolled",
     "ShipInitiativeSet",
     "TiesOrdered",
@@ -199,6 +207,7 @@ __all__ = [
     "HullPatched",
     "PowerSpent",
     "ShipDamaged",
+    "ShieldDieRolled",
     "ShipAdjusted",
     "ActionAllowed",
     "ShipTurnEnded",

@@ -29,6 +29,16 @@ class SetSurprise(Command):
 
 
 @dataclass(frozen=True)
+class WorkOutSurprise(Command):
+    """The server rolls Dexterity (Stealth) for the crew of the ships that hide and compares each roll with the
+    passive Wisdom (Perception) of the crews on the other side; setting surprise by hand stays."""
+
+    name: ClassVar[str] = "work_out_surprise"
+    label: ClassVar[str] = "Work out surprise from Stealth"
+    hiders: tuple[str, ...] = ()  # the ships that hide
+
+
+@dataclass(frozen=True)
 class RollInitiative(Command):
     name: ClassVar[str] = "roll_initiative"
     who: ClassVar[str] = "owner"
@@ -168,11 +178,13 @@ class AllowAction(Command):
     label: ClassVar[str] = "Allow a free-text action"
     action: str = ""
     helm: bool = False
+    repeat: bool = False  # several crew members may take it in one round (a force power, a Medicine check)
 
 
 COMMANDS = (
     AssignCrew,
     SetSurprise,
+    WorkOutSurprise,
     RollInitiative,
     SetShipInitiative,
     OrderTies,

@@ -34,6 +34,7 @@ from combat.rules.sw5e.commands import (
     StartCombat,
     StartCrewTurn,
     TakeAction,
+    WorkOutSurprise,
 )
 from combat.rules.sw5e.events import (
     ActionAllowed,
@@ -48,6 +49,7 @@ from combat.rules.sw5e.events import (
     PowerDistributed,
     PowerSpent,
     RoundStarted,
+    ShieldDieRolled,
     ShieldsRegenerated,
     ShipAdjusted,
     ShipDamaged,
@@ -55,6 +57,7 @@ from combat.rules.sw5e.events import (
     ShipTurnEnded,
     ShipTurnSkipped,
     ShipTurnStarted,
+    StealthRolled,
     SurpriseSet,
     TiesOrdered,
 )
@@ -62,13 +65,13 @@ from combat.rules.sw5e.evolve import evolve
 from combat.rules.sw5e.state import (
     ACTION_MENU,
     ADJUSTABLE,
+    MENU,
     SLOTS,
     STATION_LABELS,
     STORE_LABELS,
     Ship,
     State,
     adjust_limit,
-    counted_key,
     custom_key,
     power_die,
     ship_order,
@@ -158,6 +161,31 @@ def _set_surprise(state: State, c: SetSurprise, dice: Dice) -> list[Event]:
     except RuleError:
         state.fighter(c.target)
     return [SurpriseSet(target=c.target, surprised=c.surprised)]
+
+
+def _work_out_surprise(state: State, c: WorkOutSurprise, dice: Dice) -> list[Event]:
+    """Seed: "the GM compares the Dexterity (Stealth) checks of anyone hiding with the passive Wisdom (Perception)
+    score of each creature on the opposing side." A crew member who notices no one hiding is surprised; a ship
+    whose whole crew notices no one is surprised. Crewless ships keep what the GM set by hand."""
+    _setup(state)
+    hiding = tuple(state.ship(sid) for sid in dict.fromkeys(c.hiders))
+    _require(bool(hiding), "Choose the ships that hide.")
+    hiders = [(f, ship.side) for ship in hiding for f in state.crew(ship.id)]
+    _require(bool(hiders), "Nobody is aboard the hiding ships to roll Stealth.")
+    rolled = [StealthRolled(fighter=f.id, face=dice.roll(1, 20)[0], modifier=f.stealth_mod) for f, _ in hiders]
+    totals = [(e.total, side) for e, (_, side) in zip(rolled, hiders, strict=True)]
+    events: list[Event] = list(rolled)
+    ties_hide = state.setting("stealth_ties") == "hidden"
+    for ship in state.ships:
+        against = [total for total, side in totals if side != ship.side]
+        crew = state.crew(ship.id)
+        if ship in hiding or not against or not crew:
+            continue
+        # A passive score notices a Stealth check it beats (or meets, under the "noticed" setting).
+        caught = {f.id: not any(f.passive_perception - t > (0 if ties_hide else -1) for t in against) for f in crew}
+        events += [SurpriseSet(target=fid, surprised=surprised) for fid, surprised in caught.items()]
+        events.append(SurpriseSet(target=ship.id, surprised=all(caught.values())))
+    return events
 
 
 def _roll_initiative(state: State, c: RollInitiative, dice: Dice) -> list[Event]:
@@ -351,7 +379,7 @@ def _find_action(state: State, text: str) -> tuple[str, str, str]:
             return spec.key, spec.label, spec.kind
     custom = state.custom_action(custom_key(text))
     if custom is not None:
-        return custom.key, custom.label, "helm" if custom.helm else "once"
+        return custom.key, custom.label, "helm" if custom.helm else ("repeat" if custom.repeat else "once")
     raise RuleError("That action is not on the menu; the GM can allow it by name.")
 
 
@@ -370,6 +398,10 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
     elif c.slot == "bonus":
         _require(f.bonus_action, f"{f.name} has no feature that grants a bonus action.")
         _require(not f.bonus_used, f"{f.name} has already taken a bonus action this turn.")
+        # The feature that grants a bonus action says what it is for.
+        allowed = MENU[f.bonus_for].label if f.bonus_for in MENU else ""
+        _require(bool(allowed), f"{f.name}'s bonus action names no action yet: the GM sets it on their crew sheet.")
+        _require(key == f.bonus_for, f"{f.name}'s bonus action is for {allowed} only.")
     else:
         _require(not state.surprised_now(f), f"{f.name} is surprised: no reaction until their first turn ends.")
         _require(
@@ -396,21 +428,30 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
             ),
         )
         _require(not f.helm_used, f"{f.name} has already taken a helm option this turn.")
+        earlier = state.helm_taken.get(ship.id, f.id)
+        if earlier != f.id:
+            raise RuleError(
+                f"Only one crew member can take helm actions aboard {ship.name} in a round: "
+                f"{state.fighter(earlier).name} already has this round."
+            )
     boost_dc = 0
     if kind == "boost":
         _require(state.ship_turn == ship.id, "Boosts happen on the ship's own turn.")
         _require(key not in ship.boosts, f"{label} has already been used on {ship.name} this ship turn.")
         boost_dc = BOOST_DC_STEP * len(ship.boosts)
+    if kind == "turn":
+        _require(state.ship_turn == ship.id, f"{label} happens on the ship's own turn.")
+        _require(key not in state.turn_actions, f"{label} has already been used on {ship.name} this ship turn.")
     if kind == "weapon":
         _require(bool(weapon), "Name the weapon that fires.")
         if ship.weapons:
             match = next((w for w in ship.weapons if w.casefold() == weapon.casefold()), "")
             _require(bool(match), f"{ship.name}'s weapons are: {', '.join(ship.weapons)}.")
             weapon = match
-        _require(counted_key(key, weapon) not in ship.actions, f"The {weapon} has already fired this round.")
+        _require(state.counted(key, weapon) not in ship.actions, f"The {weapon} has already fired this round.")
     else:
         weapon = ""
-    counted = counted_key(key, weapon)
+    counted = state.counted(key, weapon)
     if counted and kind != "weapon":
         _require(counted not in ship.actions, f"Someone aboard {ship.name} has already taken {label} this round.")
     events: list[Event] = [
@@ -432,6 +473,12 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
         _require(ship.hull_dice > 0, f"{ship.name} has no hull dice left to patch with.")
         face = dice.roll(1, ship.die)[0]
         events.append(HullPatched(fighter=f.id, ship=ship.id, sides=ship.die, face=face, bonus=ship.con_mod))
+    if key == "regenerate_shields":  # unlike the free start-of-turn regeneration, it works at 0 shield points
+        _require(ship.shields_max > 0, f"{ship.name} has no shield generator.")
+        _require(ship.shields < ship.shields_max, f"{ship.name}'s shields are already full.")
+        _require(ship.shield_dice > 0, f"{ship.name} has no shield dice left.")
+        face = dice.roll(1, ship.die)[0]
+        events.append(ShieldDieRolled(fighter=f.id, ship=ship.id, sides=ship.die, face=face))
     return events
 
 
@@ -508,12 +555,13 @@ def _allow_action(state: State, c: AllowAction, dice: Dice) -> list[Event]:
         f"{label} is already on the action menu.",
     )
     _require(state.custom_action(key) is None, f"{label} is already allowed.")
-    return [ActionAllowed(key=key, label=label, helm=c.helm)]
+    return [ActionAllowed(key=key, label=label, helm=c.helm, repeat=c.repeat)]
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     AssignCrew: _assign_crew,
     SetSurprise: _set_surprise,
+    WorkOutSurprise: _work_out_surprise,
     RollInitiative: _roll_initiative,
     SetShipInitiative: _set_ship_initiative,
     OrderTies: _order_ties,

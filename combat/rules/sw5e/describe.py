@@ -27,6 +27,7 @@ from combat.rules.sw5e.events import (
     PowerDistributed,
     PowerSpent,
     RoundStarted,
+    ShieldDieRolled,
     ShieldsRegenerated,
     ShipAdjusted,
     ShipDamaged,
@@ -34,6 +35,7 @@ from combat.rules.sw5e.events import (
     ShipTurnEnded,
     ShipTurnSkipped,
     ShipTurnStarted,
+    StealthRolled,
     SurpriseSet,
     TiesOrdered,
 )
@@ -144,6 +146,14 @@ def _surprise_set(v: Viewer, event: SurpriseSet) -> str | None:
             return None
         who = v.name(f.id)
     return f"{who} {'is surprised' if event.surprised else 'is not surprised'}."
+
+
+def _stealth_rolled(v: Viewer, event: StealthRolled) -> str | None:
+    f = v.state.fighter(event.fighter)
+    if f.ship and v.secret(f.ship):
+        return None  # who hides aboard an NPC ship, and how well, is the GM's
+    sign = "+" if event.modifier >= 0 else "−"
+    return f"{v.name(f.id)} rolls Dexterity (Stealth): {event.face} {sign} {abs(event.modifier)} = {event.total}."
 
 
 def _initiative_rolled(v: Viewer, event: InitiativeRolled) -> str | None:
@@ -262,6 +272,17 @@ def _hull_patched(v: Viewer, event: HullPatched) -> str | None:
     )
 
 
+def _shield_die_rolled(v: Viewer, event: ShieldDieRolled) -> str | None:
+    ship = v.state.ship(event.ship)
+    if v.secret(ship.id):
+        return f"{v.name(event.fighter)} regenerates {v.ship_name(ship.id)}'s shields."
+    gained = max(0, min(ship.shields_max, ship.shields + event.points) - ship.shields)
+    return (
+        f"{v.name(event.fighter)} spends a shield die: d{event.sides} shows {event.face}, restoring "
+        f"{_plural(gained, 'shield point')} (shields {ship.shields + gained}/{ship.shields_max})."
+    )
+
+
 def _power_spent(v: Viewer, event: PowerSpent) -> str | None:
     source = f"from the {STORE_LABELS.get(event.store, 'store')}"
     if v.secret(event.ship):
@@ -307,7 +328,8 @@ def _ship_adjusted(v: Viewer, event: ShipAdjusted) -> str | None:
 
 def _action_allowed(v: Viewer, event: ActionAllowed) -> str | None:
     helm = " (helm only)" if event.helm else ""
-    return f"The GM allows a new action: {event.label}{helm}."
+    repeat = " (several crew members may take it each round)" if event.repeat else ""
+    return f"The GM allows a new action: {event.label}{helm}{repeat}."
 
 
 def _ship_turn_ended(v: Viewer, event: ShipTurnEnded) -> str | None:
@@ -317,6 +339,7 @@ def _ship_turn_ended(v: Viewer, event: ShipTurnEnded) -> str | None:
 DESCRIBERS: dict[type[Event], Callable[[Viewer, Any], str | None]] = {
     CrewAssigned: _crew_assigned,
     SurpriseSet: _surprise_set,
+    StealthRolled: _stealth_rolled,
     InitiativeRolled: _initiative_rolled,
     ShipInitiativeSet: _ship_initiative_set,
     TiesOrdered: _ties_ordered,
@@ -332,6 +355,7 @@ DESCRIBERS: dict[type[Event], Callable[[Viewer, Any], str | None]] = {
     ActionTaken: _action_taken,
     HullPatched: _hull_patched,
     PowerSpent: _power_spent,
+    ShieldDieRolled: _shield_die_rolled,
     ShipDamaged: _ship_damaged,
     ShipAdjusted: _ship_adjusted,
     ActionAllowed: _action_allowed,

@@ -29,6 +29,20 @@ class SurpriseSet(Event):
 
 
 @dataclass(frozen=True)
+class StealthRolled(Event):
+    """A Dexterity (Stealth) check of a crew member whose ship hides (WorkOutSurprise); SurpriseSet follows."""
+
+    kind: ClassVar[str] = "stealth_rolled"
+    fighter: str = ""
+    face: int = 0
+    modifier: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.face + self.modifier
+
+
+@dataclass(frozen=True)
 class InitiativeRolled(Event):
     kind: ClassVar[str] = "initiative_rolled"
     fighter: str = ""
@@ -156,6 +170,21 @@ class HullPatched(Event):
 
 
 @dataclass(frozen=True)
+class ShieldDieRolled(Event):
+    """The Regenerate Shields action: one shield die spent and rolled, its face restored as shield points."""
+
+    kind: ClassVar[str] = "shield_die_rolled"
+    fighter: str = ""
+    ship: str = ""
+    sides: int = 0
+    face: int = 0
+
+    @property
+    def points(self) -> int:
+        return max(0, self.face)
+
+
+@dataclass(frozen=True)
 class PowerSpent(Event):
     kind: ClassVar[str] = "power_spent"
     fighter: str = ""
@@ -190,6 +219,7 @@ class ActionAllowed(Event):
     key: str = ""
     label: str = ""
     helm: bool = False
+    repeat: bool = False
 
 
 @dataclass(frozen=True)
@@ -217,6 +247,8 @@ EVENTS = (
     HullPatched,
     PowerSpent,
     ShipDamaged,
+    ShieldDieRolled,
+    StealthRolled,
     ShipAdjusted,
     ActionAllowed,
     ShipTurnEnded,

@@ -25,6 +25,7 @@ from combat.rules.sw5e.events import (
     PowerDistributed,
     PowerSpent,
     RoundStarted,
+    ShieldDieRolled,
     ShieldsRegenerated,
     ShipAdjusted,
     ShipDamaged,
@@ -32,18 +33,19 @@ from combat.rules.sw5e.events import (
     ShipTurnEnded,
     ShipTurnSkipped,
     ShipTurnStarted,
+    StealthRolled,
     SurpriseSet,
     TiesOrdered,
 )
 from combat.rules.sw5e.state import (
     ADJUSTABLE,
     BOOSTS,
+    PER_SHIP_TURN,
     CustomAction,
     Fighter,
     Ship,
     State,
     adjust_limit,
-    counted_key,
     put_fighter,
     put_ship,
 )
@@ -113,7 +115,13 @@ def _crew_assigned(state: State, event: CrewAssigned) -> State:
 def _surprise_set(state: State, event: SurpriseSet) -> State:
     if any(s.id == event.target for s in state.ships):
         return put_ship(state, replace(state.ship(event.target), surprised=event.surprised))
-    return put_fighter(state, replace(state.fighter(event.target), surprised=event.surprised))
+    # Cleared by name, a crew member is not surprised even aboard a surprised ship.
+    fighter = replace(state.fighter(event.target), surprised=event.surprised, alert=not event.surprised)
+    return put_fighter(state, fighter)
+
+
+def _stealth_rolled(state: State, event: StealthRolled) -> State:
+    return state  # the roll is kept for the log; the SurpriseSet events after it say who is surprised
 
 
 def _initiative_rolled(state: State, event: InitiativeRolled) -> State:
@@ -137,7 +145,8 @@ def _combat_started(state: State, event: CombatStarted) -> State:
 
 
 def _round_started(state: State, event: RoundStarted) -> State:
-    state = replace(state, round=event.round, ships=tuple(replace(s, actions=()) for s in state.ships))
+    ships = tuple(replace(s, actions=()) for s in state.ships)
+    state = replace(state, round=event.round, ships=ships, helm_taken={})
     return _each_fighter(state, lambda f: replace(f, took_turn=False))
 
 
@@ -153,6 +162,7 @@ def _ship_turn_started(state: State, event: ShipTurnStarted) -> State:
         order_by="",
         order_final=False,
         acting="",
+        turn_actions=(),
     )
 
 
@@ -226,11 +236,15 @@ def _action_taken(state: State, event: ActionTaken) -> State:
     )
     state = put_fighter(state, f)
     ship = state.ship(event.ship)
-    counted = counted_key(event.action, event.weapon)
+    counted = state.counted(event.action, event.weapon)
     if counted:
         ship = replace(ship, actions=ship.actions + (counted,))
     if event.action in BOOSTS:
         ship = replace(ship, boosts=ship.boosts + (event.action,))
+    if event.action in PER_SHIP_TURN:
+        state = replace(state, turn_actions=state.turn_actions + (event.action,))
+    if event.helm:  # one crew member takes the ship's helm actions this round, whoever is at the helm later
+        state = replace(state, helm_taken={**state.helm_taken, ship.id: f.id})
     return put_ship(state, ship)
 
 
@@ -240,6 +254,14 @@ def _hull_patched(state: State, event: HullPatched) -> State:
         hull = min(ship.hull_max, ship.hull + event.points)
         status = "active" if hull > 0 else ship.status
         state = put_ship(state, replace(ship, hull=hull, hull_dice=ship.hull_dice - 1, status=status))
+    return state
+
+
+def _shield_die_rolled(state: State, event: ShieldDieRolled) -> State:
+    ship = state.ship(event.ship)
+    if ship.shield_dice > 0 and ship.status != "destroyed":
+        shields = min(ship.shields_max, ship.shields + event.points)
+        state = put_ship(state, replace(ship, shields=shields, shield_dice=ship.shield_dice - 1))
     return state
 
 
@@ -276,12 +298,14 @@ def _ship_adjusted(state: State, event: ShipAdjusted) -> State:
 def _action_allowed(state: State, event: ActionAllowed) -> State:
     if state.custom_action(event.key) is not None:
         return state
-    return replace(state, custom_actions=state.custom_actions + (CustomAction(event.key, event.label, event.helm),))
+    custom = CustomAction(event.key, event.label, event.helm, event.repeat)
+    return replace(state, custom_actions=state.custom_actions + (custom,))
 
 
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     CrewAssigned: _crew_assigned,
     SurpriseSet: _surprise_set,
+    StealthRolled: _stealth_rolled,
     InitiativeRolled: _initiative_rolled,
     ShipInitiativeSet: _ship_initiative_set,
     TiesOrdered: _ties_ordered,
@@ -298,6 +322,7 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     ActionTaken: _action_taken,
     HullPatched: _hull_patched,
     PowerSpent: _power_spent,
+    ShieldDieRolled: _shield_die_rolled,
     ShipDamaged: _ship_damaged,
     ShipAdjusted: _ship_adjusted,
     ActionAllowed: _action_allowed,

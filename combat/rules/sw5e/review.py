@@ -66,6 +66,10 @@ def facts(state: State, event: Event, gm: bool = True) -> Facts:
         place = state.order.index(event.ship) + 1 if event.ship in state.order else 0
         rolls = (RollFact(2, event.faces),) if event.faces and shown(event.ship) else ()
         return Facts(round=state.round, phase=place, turn=event.ship, actor=event.ship, rolls=rolls)
+    if isinstance(event, sw.StealthRolled):
+        aboard = state.fighter(event.fighter).ship
+        rolls = (RollFact(20, (event.face,)),) if not aboard or shown(aboard) else ()
+        return Facts(**base, actor=event.fighter, rolls=rolls)
     if isinstance(event, sw.InitiativeRolled):
         return Facts(**base, actor=event.fighter, rolls=(RollFact(20, (event.face,), entered=event.entered),))
     if isinstance(event, sw.ShipInitiativeSet):
@@ -73,7 +77,7 @@ def facts(state: State, event: Event, gm: bool = True) -> Facts:
         return Facts(**base, actor=event.ship, rolls=rolls)
     if isinstance(event, sw.ActionTaken):
         return Facts(**base, actor=event.fighter, action=True)
-    if isinstance(event, sw.HullPatched):
+    if isinstance(event, (sw.HullPatched, sw.ShieldDieRolled)):
         rolls = (RollFact(event.sides, (event.face,)),) if shown(event.ship) else ()
         return Facts(**base, actor=event.fighter, rolls=rolls)
     if isinstance(event, sw.PowerSpent):

@@ -26,9 +26,10 @@ Each ship is a plain dict, keyed like the ``ships.Ship`` model's fields::
         "surprised": False,
     }
 
-Fighters come from ``fighter_from_sheet`` (SW5e crew stats ``initiative_mod`` and ``bonus_action``; the sheet's
-usual ``station`` is only a suggestion for the crew dict). Stations come from the ships' crew dicts; a fighter
-listed in no crew is in the encounter but aboard nothing until the GM assigns it (``AssignCrew``).
+Fighters come from ``fighter_from_sheet`` (SW5e crew stats ``initiative_mod``, ``bonus_action`` and
+``bonus_action_for``; the sheet's usual ``station`` is only a suggestion for the crew dict). Stations come from the
+ships' crew dicts; a fighter listed in no crew is in the encounter but aboard nothing until the GM assigns it
+(``AssignCrew``).
 """
 
 from __future__ import annotations
@@ -164,10 +165,14 @@ def fighter_from_sheet(
 ) -> Fighter:
     """A crew member from a character sheet (see sw5e.stats). Side "pc" stays a PC; anything else is NPC crew.
     `aware_of` is taken as every model takes it and left unused: SW5e tracks no awareness."""
-    try:
-        modifier = int(stats.get("initiative_mod", 0))
-    except (TypeError, ValueError):
-        modifier = 0
+
+    def whole(key: str, default: int) -> int:
+        try:
+            return int(stats.get(key, default))
+        except (TypeError, ValueError):
+            return default
+
+    modifier = whole("initiative_mod", 0)
     return Fighter(
         id=key,
         name=name,
@@ -175,6 +180,9 @@ def fighter_from_sheet(
         owner=owner if side == "pc" else None,
         initiative_mod=modifier,
         bonus_action=bool(stats.get("bonus_action", False)),
+        bonus_for=str(stats.get("bonus_action_for") or ""),
+        stealth_mod=whole("stealth_mod", 0),
+        passive_perception=whole("passive_perception", 10),
     )
 
 

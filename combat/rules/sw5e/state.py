@@ -44,6 +44,12 @@ SETTINGS = (
         ),
     ),
     Setting(
+        "stealth_ties",
+        "Working out surprise: a Stealth check equal to a passive Perception score",
+        "hidden",
+        choices=(("hidden", "Stays hidden: the passive score is the number to meet"), ("noticed", "Is noticed")),
+    ),
+    Setting(
         "enemy_numbers",
         "NPC ships' hull, shields and power",
         "hidden",
@@ -64,7 +70,9 @@ SLOTS = {"action": "an action", "bonus": "a bonus action", "reaction": "a reacti
 class ActionSpec:
     key: str
     label: str
-    kind: str  # "once" (once per round per ship), "repeat", "weapon" (each weapon once), "boost", "helm"
+    # "once" (once per round per ship), "repeat", "weapon" (each weapon once), "boost", "helm",
+    # "turn" (once per ship turn, no DC step)
+    kind: str
 
 
 ACTION_MENU = (
@@ -76,6 +84,7 @@ ACTION_MENU = (
     ActionSpec("fire", "Fire", "weapon"),
     ActionSpec("interfere", "Interfere", "repeat"),
     ActionSpec("patch", "Patch", "repeat"),
+    ActionSpec("regenerate_shields", "Regenerate Shields", "turn"),
     ActionSpec("attack_run", "Attack Run", "helm"),
     ActionSpec("conceal", "Conceal", "helm"),
     ActionSpec("dogfight", "Dogfight", "helm"),
@@ -89,6 +98,7 @@ MENU = {a.key: a for a in ACTION_MENU}
 REPEATABLE = tuple(a.key for a in ACTION_MENU if a.kind == "repeat")
 HELM_ACTIONS = tuple(a.key for a in ACTION_MENU if a.kind == "helm")
 BOOSTS = tuple(a.key for a in ACTION_MENU if a.kind == "boost")
+PER_SHIP_TURN = tuple(a.key for a in ACTION_MENU if a.kind == "turn")
 
 
 def custom_key(name: str) -> str:
@@ -96,8 +106,9 @@ def custom_key(name: str) -> str:
 
 
 def counted_key(action: str, weapon: str = "") -> str:
-    """The name an action counts under for "once per round per ship" ("" for actions that may repeat)."""
-    if action in REPEATABLE:
+    """The name an action counts under for "once per round per ship" ("" for actions that may repeat, and for
+    those counted once per ship turn instead)."""
+    if action in REPEATABLE or action in PER_SHIP_TURN:
         return ""
     if action == "fire":
         return "fire:" + " ".join(weapon.split()).casefold()
@@ -117,9 +128,13 @@ class Fighter:
     owner: int | None = None
     initiative_mod: int = 0
     bonus_action: bool = False  # a feature grants a bonus action
+    bonus_for: str = ""  # the menu action that feature's bonus action allows ("": it names none yet)
     ship: str = ""  # the ship aboard ("" for none)
     station: str = ""  # "pilot" is the helm
     surprised: bool = False
+    alert: bool = False  # the GM cleared them of surprise: their ship's surprise is not theirs
+    stealth_mod: int = 0  # Dexterity (Stealth), rolled when their ship hides
+    passive_perception: int = 10  # passive Wisdom (Perception), against the Stealth of ships that hide
     initiative: int | None = None
     turns: int = 0
     took_turn: bool = False  # this round
@@ -138,6 +153,7 @@ class CustomAction:
     key: str
     label: str
     helm: bool = False
+    repeat: bool = False  # the GM allowed it to be taken by several crew members in a round
 
 
 @dataclass(frozen=True)
@@ -211,6 +227,8 @@ class State:
     order_final: bool = False  # the helm (or the GM) has had the final say
     acting: str = ""  # the crew member taking their turn
     custom_actions: tuple[CustomAction, ...] = ()
+    turn_actions: tuple[str, ...] = ()  # actions counted once per ship turn, taken on this ship turn
+    helm_taken: dict[str, str] = field(default_factory=dict)  # ship id -> who took helm actions this round
     settings: dict[str, str | int | bool] = field(default_factory=dict)
     ended: bool = False
 
@@ -257,8 +275,9 @@ class State:
         """Surprised (personally or with the ship) and the first turn has not ended yet."""
         if f.turns:
             return False
-        ship_surprised = bool(f.ship) and self.ship(f.ship).surprised
-        return f.surprised or ship_surprised
+        if f.surprised or f.alert:  # the GM's word on the crew member outweighs the ship's
+            return f.surprised
+        return bool(f.ship) and self.ship(f.ship).surprised
 
     def can_react(self, f: Fighter) -> bool:
         return not f.reaction_used and not self.surprised_now(f)
@@ -281,6 +300,11 @@ class State:
 
     def custom_action(self, key: str) -> CustomAction | None:
         return next((a for a in self.custom_actions if a.key == key), None)
+
+    def counted(self, action: str, weapon: str = "") -> str:
+        """`counted_key`, and "" for a free-text action the GM allowed to repeat."""
+        custom = self.custom_action(action)
+        return "" if custom is not None and custom.repeat else counted_key(action, weapon)
 
     @property
     def turn(self) -> str:
