@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,4 +62,13 @@ def as_stored(state_type, replayed: dict, stored: dict) -> dict:
         for f in dataclasses.fields(state_type)
         if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
     }
-    return {k: v for k, v in replayed.items() if k in stored or k not in defaults or v != defaults[k]}
+    out = {k: v for k, v in replayed.items() if k in stored or k not in defaults or v != defaults[k]}
+    # Items of a tuple of dataclasses (e.g. SW5e ships) get the same treatment, item by item.
+    hints = typing.get_type_hints(state_type)
+    for k, v in out.items():
+        item_type = next(iter(typing.get_args(hints.get(k))), None)
+        olds = stored.get(k)
+        if dataclasses.is_dataclass(item_type) and isinstance(v, list) and isinstance(olds, list):
+            if len(v) == len(olds) and all(isinstance(x, dict) for x in v + olds):
+                out[k] = [as_stored(item_type, new, old) for new, old in zip(v, olds, strict=True)]
+    return out

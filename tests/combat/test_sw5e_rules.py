@@ -1039,9 +1039,11 @@ def play_a_little(t):
 
 
 def test_state_events_and_commands_round_trip_through_json():
-    t = begin()
+    t = begin(frigate_over={"weapons": ["turbolaser (+4 2d10)"]})
     t.do(sw.AssignCrew(fighter="tolo", ship="frigate", station="technician"))
     play_a_little(t)
+    t.do(sw.StartCrewTurn(actor="tolo"))
+    t.do(sw.TakeAction(actor="tolo", action="fire", weapon="turbolaser", target="hawk"), faces=[15, 3, 4])
     state = t.state
     assert from_json(sw.State, json.loads(json.dumps(to_json(state)))) == state
     assert from_json(sw.State, json.loads(json.dumps(to_json(t.initial)))) == t.initial
@@ -1120,6 +1122,8 @@ def test_the_model_declares_its_interface():
         "tier0_power",
         "surprised_ship",
         "enemy_numbers",
+        "fire_power",
+        "critical",
     }
     for s in sw.SETTINGS:
         assert s.clean(s.default) == s.default
@@ -1252,6 +1256,7 @@ def command_for(state, op, who, seed):
             slot=op if op == "reaction" else rng.choice(["action", "action", "bonus"]),
             weapon=rng.choice(["laser cannons", "ion cannon", "turbolaser"]),
             target=rng.choice(["", "hawk", "frigate"]),
+            power=rng.choice([0, 0, 1, 2]),
         )
     if op == "spend":
         f = state.fighter(actor)
@@ -1303,8 +1308,13 @@ def assert_invariants(state):
 
 def fresh_combat(seed):
     t = begin(
-        hawk_over={"reactor": "ionization", "coupling": "distributed", "power": {"engines": 2}},
-        frigate_over={"weapons": ["turbolaser"]},
+        hawk_over={
+            "reactor": "ionization",
+            "coupling": "distributed",
+            "power": {"engines": 2, "weapons": 1},
+            "weapons": ["laser cannons (+5 2d6+2)", "ion cannon"],
+        },
+        frigate_over={"weapons": ["turbolaser (+4 2d10)"], "ac": 14, "armour": "reinforced"},
     )
     t.undo_last()
     t.run(sw.StartCombat(), SeededDice(seed))

@@ -94,6 +94,7 @@ from combat.rules.sw5e.events import (
     ShipTurnStarted,
     SurpriseSet,
     TiesOrdered,
+    WeaponFired,
 )
 from combat.rules.sw5e.evolve import evolve, route_power, split_damage
 from combat.rules.sw5e.setup import SETTINGS, fighter_from_sheet, initial_state, outcome, write_back
@@ -202,6 +203,7 @@ __all__ = [
     "ShipAdjusted",
     "ActionAllowed",
     "ShipTurnEnded",
+    "WeaponFired",
     # Rules the deciders and the log follow (decide.py, evolve.py).
     "BOOST_DC_STEP",
     "reactor_output",
