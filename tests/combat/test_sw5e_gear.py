@@ -132,6 +132,6 @@ def test_the_log_shows_the_roll_and_keeps_an_npc_targets_ac_and_armour_from_play
     gm, players = sentences(t, True)[-1], sentences(t, False)[-1]
     assert gm == (
         "Dex's laser cannons hits Imperial frigate (d20 shows 9 + 5 = 14 against AC 14): 7 damage "
-        "(2d6: 6 + 5 + 2 − 6 armour, at least 1): 7 to shields and 0 to hull."
+        "(2d6 show 6, 5; + 2; − 6 for armour, at least 1): 7 to shields and 0 to hull."
     )
-    assert players == "Dex's laser cannons hits Imperial frigate (d20 shows 9 + 5 = 14): 7 damage (2d6: 6 + 5 + 2)."
+    assert players == "Dex's laser cannons hits Imperial frigate (d20 shows 9 + 5 = 14): 7 damage (2d6 show 6, 5; + 2)."

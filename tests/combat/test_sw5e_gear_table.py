@@ -61,10 +61,11 @@ def test_a_gunner_fires_from_the_phone_with_power_dice_and_the_hit_lands_through
     )
     assert state_of(enc).ship(sid(talon)).shields == shields - 8
     page = html.unescape(player_html(enc, player))
-    assert "Oru's laser cannons hits Red Talon (d20 shows 9 + 5 = 14): 8 damage (2d6: 4 + 2 + 2 + 3" in page
+    shot = "Oru's laser cannons hits Red Talon (d20 shows 9 + 5 = 14): 8 damage (2d6 show 4, 2; + 2; + 3 from power"
+    assert shot in page
     assert "against AC 12" not in page  # an NPC ship's AC and armour stay with the GM
     gm_page = html.unescape(gm_html(enc))
-    assert "against AC 12" in gm_page and "− 3 armour" in gm_page
+    assert "against AC 12" in gm_page and "− 3 for armour" in gm_page
     assert "AC 12 (armour: damage −3, at least 1)" in gm_page
 
 

@@ -11,6 +11,8 @@ The files, in the order a newcomer might read them
 - ``describe.py``  ``describe(state, event, gm)``: each event as a sentence for the GM or for players
 - ``setup.py``     the set-up state from the campaign's ships and crew, and what goes back when it ends
 - ``ship.py``, ``stats.py``, ``review.py``: ship statistics, crew sheet stats, after-action review facts
+- ``gear.py``, ``fire.py``: armour (AC, damage reduction), weapon stats, hull and shield points from size and
+  tier; a weapon with stats firing (``TakeAction`` Fire with a target: ``WeaponFired``, power dice added)
 
 This module is the model's public surface; the rest of Fray imports from here. (The function names ``decide``,
 ``evolve`` and ``describe`` hide the modules of the same name: import from those as ``from

@@ -310,14 +310,14 @@ def _weapon_fired(v: Viewer, event: WeaponFired) -> str | None:
     )
     if not event.hit:
         return f"{shooter}'s {event.weapon} misses {target} ({roll}{against})."
-    sum_ = " + ".join(map(str, event.faces))
-    parts = [f"{len(event.faces)}d{event.sides}: {sum_}"]
+    n = len(event.faces)
+    parts = [f"{n}d{event.sides} {'shows' if n == 1 else 'show'} {', '.join(map(str, event.faces))}"]
     if event.bonus:
         parts.append(f"{'+' if event.bonus > 0 else '−'} {abs(event.bonus)}")
     if event.power:
         parts.append(f"+ {event.power} from power dice")
     if event.reduction and not secret:
-        parts.append(f"− {event.reduction} armour, at least 1")
+        parts.append(f"− {event.reduction} for armour, at least 1")
     crit = " a critical hit," if event.critical else ""
     ship = v.state.ship(event.target)
     to_shields, to_hull, status = split_damage(ship, event.amount)
@@ -326,7 +326,7 @@ def _weapon_fired(v: Viewer, event: WeaponFired) -> str | None:
     where = "" if secret else f": {to_shields} to shields and {to_hull} to hull"
     return (
         f"{shooter}'s {event.weapon} hits {target} ({roll}{against}):{crit} {event.amount} damage "
-        f"({' '.join(parts)}){where}{verdict}."
+        f"({'; '.join(parts)}){where}{verdict}."
     )
 
 
