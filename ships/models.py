@@ -2,6 +2,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
+from combat.rules.sw5e import gear
 from combat.rules.sw5e import ship as sw5e
 from combat.rules.sw5e.stats import STATIONS
 
@@ -52,10 +53,34 @@ class Ship(models.Model):
     weapons = models.CharField(
         max_length=400,
         blank=True,
-        help_text='Names separated by commas, e.g. "laser cannons, ion cannon"; in combat each fires once a round.',
+        help_text="Names separated by commas, each with its attack bonus and damage in brackets to have Fire roll "
+        'them, e.g. "laser cannons (+5 2d6+2), ion cannon"; in combat each fires once a round.',
     )
     con_mod = models.SmallIntegerField(
         "Constitution modifier", default=0, help_text="Added to each hull die a Patch rolls."
+    )
+    dex_mod = models.SmallIntegerField("Dexterity modifier", default=0, help_text="Counted in AC, capped by armour.")
+    str_mod = models.SmallIntegerField(
+        "Strength modifier", default=0, help_text="Added to each shield die when shield points are worked out."
+    )
+    armour = models.CharField(
+        max_length=12,
+        choices=gear.ARMOUR_CHOICES,
+        default="none",
+        help_text="AC 10 + Dex modifier, capped by the armour; its damage reduction applies to attack-roll hits "
+        "(minimum 1 damage).",
+    )
+    ac_override = models.PositiveSmallIntegerField(
+        "AC (GM override)",
+        null=True,
+        blank=True,
+        help_text="Leave blank to use the AC the armour and Dexterity give (tier bonuses and the like go here).",
+    )
+    points_from_size = models.BooleanField(
+        "work out maximum hull and shield points",
+        default=False,
+        help_text="From size, tier, Constitution, Strength and the shield type (first die at its maximum, the rest "
+        "averaged). Off: the maximums typed here are the GM's override.",
     )
     initiative_mod = models.SmallIntegerField(
         "initiative modifier",
@@ -103,6 +128,40 @@ class Ship(models.Model):
     def power_die_label(self):
         return sw5e.power_die_label(self.tier) if self.tier <= 5 else "?"
 
+    @property
+    def derived_hull_max(self) -> int | None:
+        """Hull points from size, tier and Constitution (None while the size or tier are out of range)."""
+        if self.size not in sw5e.SIZES or self.tier is None or self.tier > 5:
+            return None
+        return gear.hull_points(self.size, self.tier, self.con_mod or 0)
+
+    @property
+    def derived_shields_max(self) -> int | None:
+        if self.derived_hull_max is None or self.shield_type not in sw5e.SHIELD_TYPES:
+            return None
+        return gear.shield_points(self.size, self.tier, self.str_mod or 0, self.shield_type)
+
+    @property
+    def derived_ac(self) -> int:
+        return gear.armour_class(self.armour if self.armour in gear.ARMOUR else "none", self.dex_mod or 0)
+
+    @property
+    def armour_class(self) -> int:
+        """The GM's AC when typed, else the armour's."""
+        return self.ac_override if self.ac_override is not None else self.derived_ac
+
+    @property
+    def damage_reduction(self) -> int:
+        return gear.damage_reduction(self.armour) if self.armour in gear.ARMOUR else 0
+
+    def weapon_entries(self) -> list[tuple[str, str]]:
+        """[(name, stats as "+5 2d6+2" or "")] of the weapons."""
+        out = []
+        for entry in self.weapon_list():
+            name, stats = gear.parse_weapon(entry)
+            out.append((name, stats.spec if stats else ""))
+        return out
+
     def stored_power(self) -> dict[str, int]:
         return {store: getattr(self, f"power_{store}") or 0 for store in sw5e.STORES}
 
@@ -142,7 +201,12 @@ class Ship(models.Model):
         if self.coupling in sw5e.COUPLING_CAPACITY:
             for store, sentence in sw5e.stored_dice_errors(self.coupling, self.stored_power()).items():
                 errors[f"power_{store}"] = sentence[0].upper() + sentence[1:]
-        for field, label in (("con_mod", "The Constitution modifier"), ("initiative_mod", "The initiative modifier")):
+        for field, label in (
+            ("con_mod", "The Constitution modifier"),
+            ("initiative_mod", "The initiative modifier"),
+            ("dex_mod", "The Dexterity modifier"),
+            ("str_mod", "The Strength modifier"),
+        ):
             value = getattr(self, field)
             if value is not None and not -10 <= value <= 20:
                 errors[field] = f"{label} goes from -10 to 20."
@@ -151,8 +215,12 @@ class Ship(models.Model):
             errors["weapons"] = f"List at most {MAX_WEAPONS} weapons."
         elif any(len(name) > WEAPON_NAME_MAX for name in weapons):
             errors["weapons"] = f"Each weapon's name can be at most {WEAPON_NAME_MAX} characters long."
-        elif len({name.casefold() for name in weapons}) < len(weapons):
+        elif any(gear.weapon_error(entry) for entry in weapons):
+            errors["weapons"] = next(gear.weapon_error(entry) for entry in weapons if gear.weapon_error(entry))
+        elif len({name.casefold() for name, _ in self.weapon_entries()}) < len(weapons):
             errors["weapons"] = 'Name each weapon once (two of a kind: "laser cannon 1, laser cannon 2").'
+        if self.ac_override is not None and self.ac_override > 40:
+            errors["ac_override"] = "AC goes from 0 to 40."
         if errors:
             raise ValidationError(errors)
 

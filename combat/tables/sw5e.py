@@ -81,7 +81,9 @@ def _numbers(state, ship) -> Numbers:
         coupling=COUPLING_LABELS.get(ship.coupling, ""),
         power_die=_power_die(state, ship),
         stores=stores,
-        weapons=tuple(ship.weapons),
+        weapons=tuple(f"{w} ({ship.weapon_stats[w]})" if w in ship.weapon_stats else w for w in ship.weapons),
+        ac=ship.ac,
+        reduction=ship.reduction,
     )
 
 
@@ -209,6 +211,11 @@ def _targets(state, ship) -> tuple[Named, ...]:
     others = [s for s in state.ships if s.id != ship.id and s.status != "destroyed"]
     others.sort(key=lambda s: (s.side == ship.side, not s.active))  # stable: the table's order within each
     return tuple(Named(id=s.id, name=s.name) for s in others)
+
+
+def _fire_power(ship) -> int:
+    """Power dice a shot from this ship may add: weapons and central stores, when a weapon has stats."""
+    return ship.stored("weapons") + ship.stored("central") if ship.weapon_stats else 0
 
 
 def _default_target(state, ship) -> Named | None:
@@ -384,6 +391,7 @@ def crew_controls(state, f) -> CrewControls:
         ship_actions=available_actions(state, ship) if ship is not None and state.started else (),
         weapons=left,
         any_weapon=ship is not None and not ship.weapons,
+        fire_power=_fire_power(ship) if visible and ship is not None else 0,
         targets=_targets(state, ship) if ship is not None else (),
         default_action=_default_action(f, ship, actions) if ship is not None else "",
         default_target=target.id if target else "",

@@ -42,6 +42,8 @@ def ship_dict(row: Ship, *, side: str | None = None, surprised: bool = False, cr
         "power": row.stored_power(),
         "weapons": row.weapon_list(),
         "con_mod": row.con_mod,
+        "ac": row.armour_class,
+        "armour": row.armour,
         "initiative_mod": row.initiative_mod,
         "surprised": surprised,
         "crew": crew or {},

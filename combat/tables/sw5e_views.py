@@ -65,7 +65,9 @@ class Numbers:
     coupling: str
     power_die: str
     stores: tuple[Store, ...]
-    weapons: tuple[str, ...]
+    weapons: tuple[str, ...]  # names, with their stats where they have them: "laser cannons (+5 2d6+2)"
+    ac: int
+    reduction: int  # the armour's damage reduction on attack-roll hits (0: none)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,6 +182,7 @@ class CrewControls:
     ship_actions: tuple[Action, ...]
     weapons: tuple[str, ...]
     any_weapon: bool
+    fire_power: int  # power dice a shot may add (weapons and central stores; 0: no weapon with stats or none stored)
     targets: tuple[Named, ...]
     default_action: str  # the action the form preselects: the crew member's station's usual one
     default_target: str  # an enemy ship still active, never an ally or a disabled one ("" if none)

@@ -258,7 +258,52 @@ def public_numbers() -> Fight:
     return fight
 
 
-FIGHTS = {"setup-and-power": setup_and_power, "hidden-enemy": hidden_enemy, "public-numbers": public_numbers}
+def weapon_fire() -> Fight:
+    """Weapons with stats (issue 18): hits through reinforced armour with power dice added, a miss, a natural 20
+    under the default rules, a hit that disables; power dice declared before a miss; the GM undoes a shot."""
+    settings = {"fire_power": "declared"}
+    ships = [
+        hawk(reactor="fuel_cell", weapons=["laser cannons (+5 2d6+2)", "ion cannon (+3 1d10)"], power={"central": 2}),
+        frigate(weapons=["turbolasers (+4 2d10+1)"], ac=14, armour="reinforced", hull=20, shields=5),
+    ]
+    fight = Fight(sw.initial_state(ships, crew(), settings))
+    fight.do(sw.RollInitiative(actor="kira"), faces=[15])
+    fight.do(sw.RollInitiative(actor="dex"), faces=[10])
+    fight.do(sw.RollInitiative(actor="mira"), faces=[12])
+    fight.do(sw.SetShipInitiative(ship="frigate", value=5))
+    fight.do(sw.StartCombat())
+    fight.do(sw.DistributePower(actor="kira"))  # full central store: the die is lost
+    fight.do(sw.SetCrewOrder(actor="kira", order="dex mira kira"))
+    fight.do(sw.StartCrewTurn(actor="dex"))
+    # 12 + 5 hits AC 14; a power die d4 3; 6 + 4 + 2 + 3 - 6 = 9
+    shot = sw.TakeAction(actor="dex", action="fire", weapon="laser cannons", target="frigate", power=1)
+    fight.do(shot, [12, 3, 6, 4])
+    fight.do(sw.EndCrewTurn(actor="dex"))
+    fight.do(sw.StartCrewTurn(actor="mira"))
+    fight.do(sw.TakeAction(actor="mira", action="fire", weapon="ion cannon", target="frigate", power=1), [4, 2])
+    fight.undo()  # the GM takes the miss back
+    fight.do(sw.TakeAction(actor="mira", action="fire", weapon="ion cannon", target="frigate"), [20, 10, 9])  # crit
+    fight.do(sw.EndCrewTurn(actor="mira"))
+    fight.turn("kira")
+    fight.do(sw.EndShipTurn(actor="kira"), faces=[1])
+    fight.do(sw.DistributePower(central=1))
+    fight.do(sw.StartCrewTurn(actor="vrask"))
+    fight.do(sw.TakeAction(actor="vrask", action="fire", weapon="turbolasers", target="hawk"), [3])  # a miss
+    fight.do(sw.EndCrewTurn(actor="vrask"))
+    fight.turn("tolo")
+    fight.do(sw.EndShipTurn())  # round 2
+    fight.do(sw.DistributePower(actor="kira"))
+    fight.do(sw.StartCrewTurn(actor="dex"))
+    fight.do(sw.TakeAction(actor="dex", action="fire", weapon="laser cannons", target="frigate"), [18, 6, 6])
+    return fight
+
+
+FIGHTS = {
+    "setup-and-power": setup_and_power,
+    "hidden-enemy": hidden_enemy,
+    "public-numbers": public_numbers,
+    "weapon-fire": weapon_fire,
+}
 
 
 def main() -> list[Path]:

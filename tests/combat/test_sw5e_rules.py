@@ -1009,7 +1009,7 @@ def test_outcome():
     assert sw.outcome(t.state) == "Defeat"
 
 
-def play_a_little(t):
+def play_a_little(t, vrask_fires=False):
     t.do(sw.AdjustShip(ship="hawk", what="hull", value=25))
     t.do(sw.DistributePower(actor="kira", central=1))
     t.do(sw.RegenerateShields(actor="kira"))
@@ -1031,7 +1031,10 @@ def play_a_little(t):
     t.do(sw.DistributePower(central=1))
     t.do(sw.RegenerateShields())
     t.do(sw.StartCrewTurn(actor="vrask"))
-    t.do(sw.TakeAction(actor="vrask", action="jam their sensors"))
+    if vrask_fires:  # a weapon with stats: the attack roll and its damage
+        t.do(sw.TakeAction(actor="vrask", action="fire", weapon="turbolaser", target="hawk"), faces=[15, 3, 4])
+    else:
+        t.do(sw.TakeAction(actor="vrask", action="jam their sensors"))
     t.do(sw.SpendPower(actor="vrask", system="engines"), faces=[5])
     t.do(sw.EndCrewTurn(actor="vrask"))
     if not t.state.surprised_now(t.state.fighter("tolo")):  # Tolo takes the Regenerate Shields action
@@ -1043,9 +1046,9 @@ def play_a_little(t):
 
 
 def test_state_events_and_commands_round_trip_through_json():
-    t = begin()
+    t = begin(frigate_over={"weapons": ["turbolaser (+4 2d10)"]})
     t.do(sw.AssignCrew(fighter="tolo", ship="frigate", station="technician"))
-    play_a_little(t)
+    play_a_little(t, vrask_fires=True)
     state = t.state
     assert from_json(sw.State, json.loads(json.dumps(to_json(state)))) == state
     assert from_json(sw.State, json.loads(json.dumps(to_json(t.initial)))) == t.initial
@@ -1127,6 +1130,8 @@ def test_the_model_declares_its_interface():
         "surprised_ship",
         "stealth_ties",
         "enemy_numbers",
+        "fire_power",
+        "critical",
     }
     for s in sw.SETTINGS:
         assert s.clean(s.default) == s.default
@@ -1259,6 +1264,7 @@ def command_for(state, op, who, seed):
             slot=op if op == "reaction" else rng.choice(["action", "action", "bonus"]),
             weapon=rng.choice(["laser cannons", "ion cannon", "turbolaser"]),
             target=rng.choice(["", "hawk", "frigate"]),
+            power=rng.choice([0, 0, 1, 2]),
         )
     if op == "spend":
         f = state.fighter(actor)
@@ -1310,8 +1316,13 @@ def assert_invariants(state):
 
 def fresh_combat(seed):
     t = begin(
-        hawk_over={"reactor": "ionization", "coupling": "distributed", "power": {"engines": 2}},
-        frigate_over={"weapons": ["turbolaser"]},
+        hawk_over={
+            "reactor": "ionization",
+            "coupling": "distributed",
+            "power": {"engines": 2, "weapons": 1},
+            "weapons": ["laser cannons (+5 2d6+2)", "ion cannon"],
+        },
+        frigate_over={"weapons": ["turbolaser (+4 2d10)"], "ac": 14, "armour": "reinforced"},
     )
     t.undo_last()
     t.run(sw.StartCombat(), SeededDice(seed))

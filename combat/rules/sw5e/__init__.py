@@ -11,6 +11,8 @@ The files, in the order a newcomer might read them
 - ``describe.py``  ``describe(state, event, gm)``: each event as a sentence for the GM or for players
 - ``setup.py``     the set-up state from the campaign's ships and crew, and what goes back when it ends
 - ``ship.py``, ``stats.py``, ``review.py``: ship statistics, crew sheet stats, after-action review facts
+- ``gear.py``, ``fire.py``: armour (AC, damage reduction), weapon stats, hull and shield points from size and
+  tier; a weapon with stats firing (``TakeAction`` Fire with a target: ``WeaponFired``, power dice added)
 
 This module is the model's public surface; the rest of Fray imports from here. (The function names ``decide``,
 ``evolve`` and ``describe`` hide the modules of the same name: import from those as ``from
@@ -98,6 +100,7 @@ from combat.rules.sw5e.events import (
     StealthRolled,
     SurpriseSet,
     TiesOrdered,
+    WeaponFired,
 )
 from combat.rules.sw5e.evolve import evolve, route_power, split_damage
 from combat.rules.sw5e.setup import SETTINGS, fighter_from_sheet, initial_state, outcome, write_back
@@ -211,6 +214,7 @@ __all__ = [
     "ShipAdjusted",
     "ActionAllowed",
     "ShipTurnEnded",
+    "WeaponFired",
     # Rules the deciders and the log follow (decide.py, evolve.py).
     "BOOST_DC_STEP",
     "reactor_output",

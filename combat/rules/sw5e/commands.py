@@ -122,6 +122,7 @@ class TakeAction(Command):
     weapon: str = ""  # Fire: the weapon
     target: str = ""  # optional: the ship aimed at
     note: str = ""
+    power: int = 0  # Fire: power dice (weapons store, then central) added to the damage of a hit
 
 
 @dataclass(frozen=True)

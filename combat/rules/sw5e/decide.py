@@ -14,6 +14,7 @@ from typing import Any
 from combat.rules.core import Command, Event, RuleError
 from combat.rules.core import require as _require
 from combat.rules.dice import Dice
+from combat.rules.sw5e import gear
 from combat.rules.sw5e import ship as sw
 from combat.rules.sw5e.commands import (
     COMMANDS,
@@ -62,6 +63,7 @@ from combat.rules.sw5e.events import (
     TiesOrdered,
 )
 from combat.rules.sw5e.evolve import evolve
+from combat.rules.sw5e.fire import check_power, fire
 from combat.rules.sw5e.state import (
     ACTION_MENU,
     ADJUSTABLE,
@@ -451,6 +453,8 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
         _require(state.counted(key, weapon) not in ship.actions, f"The {weapon} has already fired this round.")
     else:
         weapon = ""
+    stats = gear.weapon_stats(ship.weapon_stats.get(weapon, "")) if kind == "weapon" else None
+    check_power(ship, c.power, stats, target)
     counted = state.counted(key, weapon)
     if counted and kind != "weapon":
         _require(counted not in ship.actions, f"Someone aboard {ship.name} has already taken {label} this round.")
@@ -479,6 +483,8 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
         _require(ship.shield_dice > 0, f"{ship.name} has no shield dice left.")
         face = dice.roll(1, ship.die)[0]
         events.append(ShieldDieRolled(fighter=f.id, ship=ship.id, sides=ship.die, face=face))
+    if kind == "weapon":
+        events += fire(state, f, ship, weapon, target, c.power, dice)
     return events
 
 

@@ -38,6 +38,7 @@ from combat.rules.sw5e.events import (
     StealthRolled,
     SurpriseSet,
     TiesOrdered,
+    WeaponFired,
 )
 from combat.rules.sw5e.evolve import route_power, split_damage
 from combat.rules.sw5e.state import (
@@ -320,6 +321,36 @@ def _ship_damaged(v: Viewer, event: ShipDamaged) -> str | None:
     )
 
 
+def _weapon_fired(v: Viewer, event: WeaponFired) -> str | None:
+    """The attack roll and the damage; the target's AC, armour and numbers stay with the GM when they are secret."""
+    shooter, target = v.name(event.fighter), v.ship_name(event.target)
+    secret = v.secret(event.target)
+    against = "" if secret else f" against AC {event.ac}"
+    roll = (
+        f"d20 shows {event.face} {'+' if event.attack >= 0 else '−'} {abs(event.attack)} = {event.face + event.attack}"
+    )
+    if not event.hit:
+        return f"{shooter}'s {event.weapon} misses {target} ({roll}{against})."
+    n = len(event.faces)
+    parts = [f"{n}d{event.sides} {'shows' if n == 1 else 'show'} {', '.join(map(str, event.faces))}"]
+    if event.bonus:
+        parts.append(f"{'+' if event.bonus > 0 else '−'} {abs(event.bonus)}")
+    if event.power:
+        parts.append(f"+ {event.power} from power dice")
+    if event.reduction and not secret:
+        parts.append(f"− {event.reduction} for armour, at least 1")
+    crit = " a critical hit," if event.critical else ""
+    ship = v.state.ship(event.target)
+    to_shields, to_hull, status = split_damage(ship, event.amount)
+    verdict = {"disabled": "; it is disabled", "destroyed": "; it is destroyed"}.get(status, "")
+    verdict = verdict if status != ship.status else ""
+    where = "" if secret else f": {to_shields} to shields and {to_hull} to hull"
+    return (
+        f"{shooter}'s {event.weapon} hits {target} ({roll}{against}):{crit} {event.amount} damage "
+        f"({'; '.join(parts)}){where}{verdict}."
+    )
+
+
 def _ship_adjusted(v: Viewer, event: ShipAdjusted) -> str | None:
     if v.secret(event.ship):
         return None
@@ -360,4 +391,5 @@ DESCRIBERS: dict[type[Event], Callable[[Viewer, Any], str | None]] = {
     ShipAdjusted: _ship_adjusted,
     ActionAllowed: _action_allowed,
     ShipTurnEnded: _ship_turn_ended,
+    WeaponFired: _weapon_fired,
 }

@@ -185,6 +185,28 @@ class ShieldDieRolled(Event):
 
 
 @dataclass(frozen=True)
+class WeaponFired(Event):
+    """A weapon with stats fired at a ship: the attack roll against its AC and, on a hit, the damage dealt."""
+
+    kind: ClassVar[str] = "weapon_fired"
+    fighter: str = ""
+    ship: str = ""
+    target: str = ""
+    weapon: str = ""
+    face: int = 0  # the d20
+    attack: int = 0  # the weapon's attack bonus
+    ac: int = 10  # the target's AC
+    hit: bool = False
+    critical: bool = False
+    sides: int = 0  # damage die
+    faces: tuple[int, ...] = ()  # damage dice (none on a miss)
+    bonus: int = 0  # the weapon's damage bonus
+    power: int = 0  # power dice added to the damage
+    reduction: int = 0  # the target's armour
+    amount: int = 0  # damage dealt: max(1, dice + bonus + power - reduction) on a hit, 0 on a miss
+
+
+@dataclass(frozen=True)
 class PowerSpent(Event):
     kind: ClassVar[str] = "power_spent"
     fighter: str = ""
@@ -252,4 +274,5 @@ EVENTS = (
     ShipAdjusted,
     ActionAllowed,
     ShipTurnEnded,
+    WeaponFired,
 )

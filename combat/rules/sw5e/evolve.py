@@ -36,6 +36,7 @@ from combat.rules.sw5e.events import (
     StealthRolled,
     SurpriseSet,
     TiesOrdered,
+    WeaponFired,
 )
 from combat.rules.sw5e.state import (
     ADJUSTABLE,
@@ -280,6 +281,13 @@ def _ship_damaged(state: State, event: ShipDamaged) -> State:
     return put_ship(state, replace(ship, shields=ship.shields - to_shields, hull=ship.hull - to_hull, status=status))
 
 
+def _weapon_fired(state: State, event: WeaponFired) -> State:
+    """The damage of a hit, like the GM's damage: shields first, then hull."""
+    if event.amount <= 0:
+        return state
+    return _ship_damaged(state, ShipDamaged(ship=event.target, amount=event.amount))
+
+
 def _ship_adjusted(state: State, event: ShipAdjusted) -> State:
     ship = state.ship(event.ship)
     if ship.status == "destroyed" or event.what not in ADJUSTABLE:
@@ -326,4 +334,5 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     ShipDamaged: _ship_damaged,
     ShipAdjusted: _ship_adjusted,
     ActionAllowed: _action_allowed,
+    WeaponFired: _weapon_fired,
 }

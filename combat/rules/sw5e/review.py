@@ -85,6 +85,12 @@ def facts(state: State, event: Event, gm: bool = True) -> Facts:
             return Facts(**base, actor=event.fighter)
         rolls = (RollFact(event.sides, event.faces),) if event.sides > 1 else ()
         return Facts(**base, actor=event.fighter, rolls=rolls, power_dice_spent=len(event.faces))
+    if isinstance(event, sw.WeaponFired):
+        shot: tuple[RollFact, ...] = (RollFact(20, (event.face,), succeeded=event.hit),) + (
+            (RollFact(event.sides, event.faces),) if event.faces else ()
+        )
+        damage = ((event.fighter, event.target, event.amount),) if event.amount else ()
+        return Facts(**base, actor=event.fighter, rolls=shot, damage=damage)
     if isinstance(event, sw.ShipDamaged):
         return Facts(**base, actor=event.by, damage=((event.by, event.ship, event.amount),))
     if isinstance(event, (sw.PowerDistributed, sw.ShieldsRegenerated, sw.CrewOrderSet)):

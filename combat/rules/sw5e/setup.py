@@ -20,7 +20,10 @@ Each ship is a plain dict, keyed like the ``ships.Ship`` model's fields::
         "power": {"central": 2, "engines": 0, ...},   # stored power dice by store (missing stores: 0)
         "crew": {"pc3": "pilot", "npc9-1": "gunner"}, # fighter id -> station ("" for none; "pilot" = helm)
         # optional:
-        "weapons": ["laser cannons"],   # names Fire accepts (empty: any weapon name, each once a round)
+        "weapons": ["laser cannons"],   # names Fire accepts (empty: any weapon name, each once a round);
+                                        # "laser cannons (+5 2d6+2)": Fire rolls attack and damage (gear.py)
+        "ac": 10,                       # armour class weapon attacks roll against
+        "armour": "none",               # none | deflection | reinforced: damage reduction 0, 3 or 6
         "con_mod": 0,                   # added to the hull die a Patch rolls
         "initiative_mod": 0,            # added when the GM has the server roll an NPC ship's initiative
         "surprised": False,
@@ -40,6 +43,7 @@ from typing import Any
 
 from combat.rules.core import clean_settings
 from combat.rules.core import require as _require
+from combat.rules.sw5e import gear
 from combat.rules.sw5e import ship as sw
 from combat.rules.sw5e.state import (
     REACTOR_LABELS,
@@ -101,6 +105,12 @@ def _ship_from_dict(data: dict[str, Any]) -> tuple[Ship, dict[str, str]]:
         isinstance(weapons, (list, tuple)) and all(isinstance(w, str) and w.strip() for w in weapons),
         f"{what} weapons are a list of names.",
     )
+    for entry in weapons:
+        error = gear.weapon_error(entry)
+        _require(not error, f"{name}: {error}")
+    parsed = [gear.parse_weapon(w) for w in weapons]
+    armour = data.get("armour", "none")
+    _require(armour in gear.ARMOUR, f"{what} the armour must be none, deflection or reinforced.")
     crew = data.get("crew") or {}
     _require(isinstance(crew, dict), f"{what} the crew maps each crew member to a station.")
     for station in crew.values():
@@ -127,7 +137,10 @@ def _ship_from_dict(data: dict[str, Any]) -> tuple[Ship, dict[str, str]]:
         reactor=reactor,
         coupling=coupling,
         power=power,
-        weapons=tuple(" ".join(w.split()) for w in weapons),
+        weapons=tuple(n for n, _ in parsed),
+        weapon_stats={n: stats.spec for n, stats in parsed if stats is not None},
+        ac=_whole(data, "ac", 10, f"{name}'s AC", 0, 40),
+        reduction=gear.damage_reduction(armour),
         con_mod=_whole(data, "con_mod", 0, f"{name}'s Constitution modifier", -10, 20),
         initiative_mod=_whole(data, "initiative_mod", 0, f"{name}'s initiative modifier", -10, 20),
         surprised=surprised,

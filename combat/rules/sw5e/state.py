@@ -50,6 +50,24 @@ SETTINGS = (
         choices=(("hidden", "Stays hidden: the passive score is the number to meet"), ("noticed", "Is noticed")),
     ),
     Setting(
+        "fire_power",
+        "Power dice a gunner adds to a weapon's damage",
+        "hit",
+        choices=(
+            ("hit", "Spent only when the attack hits (default: the crew spends them after seeing the roll)"),
+            ("declared", "Spent when the weapon fires, hit or miss"),
+        ),
+    ),
+    Setting(
+        "critical",
+        "Natural 20 and natural 1 on a weapon's attack roll",
+        "double_dice",
+        choices=(
+            ("double_dice", "A 20 always hits and doubles the damage dice; a 1 always misses (default, as in 5e)"),
+            ("none", "Only the total against the target's AC counts"),
+        ),
+    ),
+    Setting(
         "enemy_numbers",
         "NPC ships' hull, shields and power",
         "hidden",
@@ -182,6 +200,9 @@ class Ship:
     turns: int = 0  # ship turns finished or lost
     actions: tuple[str, ...] = ()  # counted action names taken aboard this round
     boosts: tuple[str, ...] = ()  # boosts taken this ship turn
+    ac: int = 10  # armour class: what a weapon's attack roll must reach
+    reduction: int = 0  # the armour's damage reduction on attack-roll hits (minimum 1 damage)
+    weapon_stats: dict[str, str] = field(default_factory=dict)  # weapon name -> "+5 2d6+2" (gear.WeaponStats.spec)
 
     @property
     def die(self) -> int:
