@@ -141,6 +141,9 @@ class GmTable(PlayersTable):
     change_cost: int = gm_only(1)
     failure_default: str = gm_only("collapse")
     pcs_left: tuple[str, ...] = gm_only(())
+    to_act: tuple[Named, ...] = gm_only(())  # the PCs still to act, whom the GM may skip for an absent player
+    extra_allowed: bool = gm_only(True)  # false in round 1 when the PCs surprise: no Phase 3 to resolve in
+    failed_faces: tuple[int, ...] = gm_only(())  # the acting PC's failed roll, for a party Advantage reroll
     all_enemies: tuple[Named, ...] = gm_only(())
     all_pcs: tuple[Named, ...] = gm_only(())
     undeclared: tuple[str, ...] = gm_only(())  # enemies aware of the party yet to declare, unseen ones too
@@ -211,6 +214,7 @@ class BurnBrytePrivate(PrivateView):
     waiting: str = ""  # when it is not this player's turn: who acts and what the table waits for
     rescue: Rescue | None = None  # another PC's failed roll this player may spend a shared Advantage on
     out_of_turn: str = ""  # what this player may do while waiting, in words
+    nova_at_zero: bool = False  # the GM lets a PC at 0 Health Levels spend Nova points
 
 
 # --- building them --------------------------------------------------------------------------------------------
@@ -292,6 +296,9 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
         change_cost=state.settings.get("change_cost", 1),
         failure_default=state.settings.get("failure_default", "collapse"),
         pcs_left=tuple(f.name for f in state.pcs_left()),
+        to_act=tuple(Named(key=f.id, name=f.name) for f in state.pcs_left()),
+        extra_allowed=not (state.round == 1 and state.surprise == "pcs"),
+        failed_faces=_rescuable(state).faces if _rescuable(state) else (),
         all_enemies=tuple(Named(key=f.id, name=f.name) for f in state.enemies() if not f.down),
         all_pcs=tuple(Named(key=f.id, name=f.name) for f in sorted(state.pcs(), key=lambda f: f.down)),
         undeclared=tuple(
@@ -335,7 +342,7 @@ def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
                 skills=tuple(skills),
                 conditions=tuple(_conditions(f.conditions)),
                 can_claim=(state.phase == 2 and not state.turn and not state.chain and not f.took_turn and not f.down),
-                can_pick=state.phase == 2 and not state.turn and state.chain and state.picker == f.id,
+                can_pick=state.phase == 2 and not state.turn and state.chain and state.picker == f.id and not f.down,
                 free_move_used=state.free_move_used if acting else False,
                 pending_failure=acting and state.pending_failure,
                 last_roll=state.last_roll if acting else None,
@@ -359,6 +366,7 @@ def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
         defendable=defendable,
         advantages=state.advantages,
         entered_dice=bool(state.settings.get("entered_dice")),
+        nova_at_zero=bool(state.settings.get("nova_at_zero")),
         your_turn=your_turn,
         you_may_act=any(m.can_claim or m.can_pick for m in mine),
         **_off_turn(state, mine, your_turn),
@@ -412,7 +420,7 @@ def _off_turn(state, mine: list[Sheet], your_turn: bool) -> dict:
     may = []
     if rescue:
         may.append(f"spend one of the party’s Advantages on {rescue.roller}’s failed roll")
-    if any(m.nova_points and not m.down for m in mine):
+    if any(m.nova_points and (not m.down or state.settings.get("nova_at_zero")) for m in mine):
         may.append("spend Nova points")
     out_of_turn = f"Out of turn you may {' or '.join(may)}." if may else ""
     return {
@@ -425,11 +433,19 @@ def _off_turn(state, mine: list[Sheet], your_turn: bool) -> dict:
 def _rescue(state, mine) -> Rescue | None:
     """Another PC's roll failed and the party has an Advantage: the first of this player's PCs able to act may
     spend it to reroll a die (the pool is the party's)."""
-    roll = state.last_roll
+    roll = _rescuable(state)
     helper = next((m for m in mine if not m.down), None)
-    if not (state.phase == 2 and state.pending_failure and roll and state.advantages and helper):
+    if not (roll and state.advantages and helper):
         return None
     return Rescue(roller=state.fighter(roll.fighter).name, faces=roll.faces, helper=helper.key)
+
+
+def _rescuable(state):
+    """The acting PC's failed roll an Advantage may still reroll (not once they are at 0 Health Levels), or None."""
+    roll = state.last_roll
+    if state.phase == 2 and state.pending_failure and roll and not state.fighter(roll.fighter).down:
+        return roll
+    return None
 
 
 def _conditions(c) -> list[str]:

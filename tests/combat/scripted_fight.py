@@ -14,11 +14,17 @@ from typing import Any
 from combat.rules.core import ATTACK_REVEALS, Command, Event, Logged, Undone, replay
 from combat.rules.dice import ScriptedDice
 
+# Settings added after the fixtures were recorded: an encounter without the key keeps the rules of then.
+LATER_SETTINGS = (
+    ATTACK_REVEALS.key,  # whether attacking reveals an unseen combatant (then: no reveal)
+    "nova_at_zero",  # Burn Bryte: a PC at 0 Health Levels spends Nova points (then: never)
+    "nova_at_cap",  # Burn Bryte: full Nova boxes at the cap (then: cleared, the point lost)
+)
+
 
 def as_recorded(state: Any) -> Any:
-    """`state` with the settings the fixtures were recorded under: they predate the GM's choice whether attacking
-    reveals an unseen combatant, and an encounter without that key keeps the rules of then (no reveal)."""
-    settings = {k: v for k, v in state.settings.items() if k != ATTACK_REVEALS.key}
+    """`state` with the settings the fixtures were recorded under (none of LATER_SETTINGS)."""
+    settings = {k: v for k, v in state.settings.items() if k not in LATER_SETTINGS}
     return replace(state, settings=settings)
 
 
@@ -43,6 +49,12 @@ class Fight:
             self.state = self.engine.evolve(self.state, event)
         self.batches.append(tuple(seqs))
         return events
+
+    def as_decided_then(self, event: Event) -> None:
+        """Log an event the rules of the recording decided and today's rules refuse (say why where it is used)."""
+        self.log.append(Logged(seq=len(self.log) + 1, event=event))
+        self.batches.append((len(self.log),))
+        self.state = self.engine.evolve(self.state, event)
 
     def undo(self) -> None:
         """The GM takes back the last batch: an Undone marker, and the state replayed without it."""

@@ -65,6 +65,12 @@ def declare_all(t):
     t.do(bb.StartPlayers())
 
 
+def skip_the_rest(t):
+    """The GM skips every PC yet to act this round (their players are away), so Phase 3 may start."""
+    for f in t.state.pcs_left():
+        t.do(bb.SkipTurn(pc=f.id))
+
+
 def test_luwe_presses_her_luck(start):
     """Seed: 2d8 (1, 7) hits, 3d10 (10, 8, 2) hits, 4d6 (6, 5, 5, 3) fails; the GM takes a Collapse point."""
     t = Table(start)
@@ -128,6 +134,7 @@ def test_an_enemy_at_zero_does_not_resolve(start):
     t.do(bb.ClaimTurn(actor="furo"))
     t.do(bb.SkillRoll(actor="furo", skill="Melee", intent="attack", target="grunt"), faces=[1, 2])
     t.do(bb.EndTurn(actor="furo"))
+    skip_the_rest(t)
     t.do(bb.StartEnemies())
     [r] = t.do(bb.Resolve(declaration=grunt_attack.id, outcome="hit"))
     assert r.outcome == "skipped" and t.state.fighter("balla").health == 3
@@ -136,6 +143,7 @@ def test_an_enemy_at_zero_does_not_resolve(start):
 def test_a_pc_at_zero_gains_the_least_severe_condition(start):
     t = Table(start)
     declare_all(t)
+    skip_the_rest(t)
     t.do(bb.StartEnemies())
     sword = next(d for d in t.state.declarations if d.enemy == "boss")
     t.do(bb.Resolve(declaration=sword.id, outcome="hit", damage=3))
@@ -340,7 +348,10 @@ def test_the_one_turn_per_round_checker_can_fail():
 ACTIONS = st.lists(
     st.tuples(
         st.sampled_from(
-            ["roll", "move", "end", "end", "fail_ok", "adv", "undo", "phase", "claim", "claim", "claim", "pick", "pick"]
+            [
+                *("roll", "move", "end", "end", "fail_ok", "adv", "undo", "phase"),
+                *("claim", "claim", "claim", "pick", "pick", "skip", "hurt", "heal", "nova", "use_adv"),
+            ]
         ),
         st.integers(0, 2),
         st.integers(0, 10_000),
@@ -365,7 +376,7 @@ def test_random_play_keeps_every_invariant(actions):
 
     for what, who, seed in actions:
         rng = _r.Random(seed)
-        s = t.state
+        s, logged = t.state, len(t.log)
         try:
             if what == "claim":
                 t.do(bb.ClaimTurn(actor=pcs[who]))
@@ -403,11 +414,19 @@ def test_random_play_keeps_every_invariant(actions):
                         if not d.outcome:
                             t.do(bb.Resolve(declaration=d.id, outcome="hit"))
                     t.do(bb.NextRound())
+            elif what == "nova" and s.turn:
+                t.do(bb.SpendNova(actor=s.turn, points=1, roll=True))
+            elif what == "use_adv":
+                t.do(bb.UseAdvantages(actor=pcs[who], points=1))
+            elif what == "skip":
+                t.do(bb.SkipTurn(pc=pcs[who]))
+            elif what in ("hurt", "heal"):
+                t.do(bb.AdjustHealth(target=pcs[who], change=-1 - seed % 3 if what == "hurt" else 1))
             elif what == "undo" and t.log:
                 t.undo_last()
                 continue
         except RuleError:
-            pass
+            assert len(t.log) != logged or t.state == s  # a refused command changes nothing
         st_ = t.state
         assert 0 <= st_.advantages <= st_.livability
         assert st_.collapse >= 0
@@ -415,6 +434,11 @@ def test_random_play_keeps_every_invariant(actions):
             assert 0 <= f.health <= f.health_max
             assert 0 <= f.nova_points <= st_.livability
         assert replay(bb.evolve, t.initial, t.log) == st_  # replay of the log equals the live state
+        # A PC at 0 Health Levels takes no actions: their turn is over unless a failed roll awaits the GM.
+        assert not st_.turn or not st_.fighter(st_.turn).down or st_.pending_failure
+        # Phase 3 starts only once every PC able to act has had a turn (or was skipped).
+        if st_.phase == 3 and s.phase == 2:
+            assert not s.pcs_left()
         # One turn per PC per round, and a started turn finishes before the next begins.
         assert turns_taken_twice(t.log) == []
 
@@ -445,6 +469,7 @@ def test_every_event_reads_as_one_sentence(start):
     t.do(bb.SkillRoll(actor="luwe", skill="Stealth", intent="other"), faces=[6, 5, 5, 3])
     t.do(bb.ResolveFailure(choice="consequence", note="drops her pistol"))
     t.do(bb.SpendCollapse(enemy="boss", points=1, note="frenzy"))
+    skip_the_rest(t)
     t.do(bb.StartEnemies())
     sentences = []
     state = t.initial
@@ -728,6 +753,15 @@ def _play_every_kind(start):
         t.do(bb.Resolve(declaration=d.id, outcome="missed" if d.enemy == "captain" else "hit"))
     t.do(bb.NextRound())
     t.do(bb.Reveal(fighter="lurker"))
+    for e in t.state.enemies():
+        if not e.down and e.aware_of:
+            t.do(bb.Declare(enemy=e.id, target="luwe"))
+    t.do(bb.StartPlayers())
+    t.do(bb.SkipTurn(pc="balla"))  # Ballallanava's player is away this round
+    t.do(bb.ClaimTurn(actor="luwe"))
+    t.do(bb.SpendNova(actor="luwe", points=1, roll=True, note="star lance"))  # a Nova ability with a roll
+    t.do(bb.SkillRoll(actor="luwe", skill="Knowledge", intent="advantage"), faces=[1, 2])
+    t.do(bb.UseAdvantages(actor="furo", points=1, note="rally"))  # out of turn, from the party's pool
     return t
 
 

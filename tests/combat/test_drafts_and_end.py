@@ -88,6 +88,7 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
             "setting_change_cost": "2",
             "setting_failure_default": "consequence",
             "setting_surprise": "pcs",
+            "setting_nova_at_cap": "hold",
             "setting_entered_dice": "on",
             "draft": "1",
         },
@@ -116,6 +117,8 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
         "One-tap choice after a failed roll": "A failure consequence",
         "Surprise in round 1": "PCs catch all enemies unaware",
         "An unseen combatant is revealed when it attacks": "no",
+        "PCs at 0 Health Levels may spend Nova points": "no",
+        "All five Nova boxes ticked at the Nova point cap": "The boxes stay ticked; the point comes once there is room",
     }
     assert f'action="{url("encounter_start", encounter)}"' in page and "Start the encounter</button>" in page
     assert f'action="{url("encounter_delete", encounter)}"' in page and "Delete this draft</button>" in page
@@ -132,6 +135,7 @@ def test_the_start_button_of_the_builder_still_starts_at_once(gm_client, campaig
             "setting_change_cost": "1",
             "setting_failure_default": "collapse",
             "setting_surprise": "none",
+            "setting_nova_at_cap": "hold",
         },
     )
     assert Encounter.objects.get().status == Encounter.Status.ACTIVE

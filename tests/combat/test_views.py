@@ -26,6 +26,7 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
             "setting_change_cost": "2",
             "setting_failure_default": "consequence",
             "setting_surprise": "pcs",
+            "setting_nova_at_cap": "hold",
             "setting_entered_dice": "on",
             "setting_attack_reveals": "on",
         },
@@ -39,6 +40,8 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
         "surprise": "pcs",
         "entered_dice": True,
         "attack_reveals": True,
+        "nova_at_zero": False,
+        "nova_at_cap": "hold",
     }
     state = store.load_state(encounter)
     assert state.phase == 2  # PCs surprised the enemies: round 1 starts with their turns
@@ -65,6 +68,7 @@ def test_builder_explains_what_is_wrong(gm_client, campaign, pc, npc, data, sent
         "setting_change_cost": "1",
         "setting_failure_default": "collapse",
         "setting_surprise": "none",
+        "setting_nova_at_cap": "hold",
     }
     if "npc_qty" in data:
         post[f"npc_{npc.pk}"] = data.pop("npc_qty")
@@ -187,6 +191,7 @@ def test_archive_groups_encounters_by_session_with_outcomes(gm_client, campaign,
             "setting_change_cost": "1",
             "setting_failure_default": "collapse",
             "setting_surprise": "none",
+            "setting_nova_at_cap": "hold",
         },
     )
     won = Encounter.objects.get(name="Won fight")

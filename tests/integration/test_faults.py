@@ -258,7 +258,10 @@ def test_twenty_conflicting_submissions_lose_nothing_and_refuse_in_sentences(cam
     if state.turn:
         owner = next(u for u, c in zip(players, pcs, strict=True) if f"pc{c.pk}" == state.turn)
         assert services.submit(encounter.pk, owner, "end_turn", {"actor": state.turn}, "end2").ok
+    encounter.refresh_from_db()
     if store.load_state(encounter).phase == 2:
+        for left in store.load_state(encounter).pcs_left():  # their players are away: the GM skips them
+            assert services.submit(encounter.pk, gm, "skip_turn", {"pc": left.id}, f"skip-{left.id}").ok
         assert services.submit(encounter.pk, gm, "start_enemies", {}, "phase3b").ok
     encounter.refresh_from_db()
     declaration = store.load_state(encounter).declarations[0].id

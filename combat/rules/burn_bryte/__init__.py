@@ -28,11 +28,13 @@ from combat.rules.burn_bryte.commands import (
     ResolveFailure,
     SetCondition,
     SkillRoll,
+    SkipTurn,
     SpendAdvantage,
     SpendCollapse,
     SpendNova,
     StartEnemies,
     StartPlayers,
+    UseAdvantages,
 )
 from combat.rules.burn_bryte.decide import decide
 from combat.rules.burn_bryte.describe import describe
@@ -40,6 +42,7 @@ from combat.rules.burn_bryte.events import (
     CODEC,
     EVENTS,
     AdvantageSpent,
+    AdvantagesUsed,
     CollapseSpent,
     ConditionSet,
     DeclarationChanged,
@@ -52,6 +55,7 @@ from combat.rules.burn_bryte.events import (
     Resolved,
     SkillRolled,
     TurnEnded,
+    TurnSkipped,
     TurnStarted,
 )
 from combat.rules.burn_bryte.evolve import evolve
@@ -83,6 +87,7 @@ __all__ = [
     "AdjustHealth",
     "AdjustNova",
     "AdvantageSpent",
+    "AdvantagesUsed",
     "ChangeDeclaration",
     "ClaimTurn",
     "CollapseSpent",
@@ -111,6 +116,7 @@ __all__ = [
     "SetCondition",
     "SkillRoll",
     "SkillRolled",
+    "SkipTurn",
     "SpendAdvantage",
     "SpendCollapse",
     "SpendNova",
@@ -118,7 +124,9 @@ __all__ = [
     "StartPlayers",
     "State",
     "TurnEnded",
+    "TurnSkipped",
     "TurnStarted",
+    "UseAdvantages",
     "chance_of_success",
     "decide",
     "describe",

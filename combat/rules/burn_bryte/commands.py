@@ -100,6 +100,15 @@ class EndTurn(Command):
 
 
 @dataclass(frozen=True)
+class SkipTurn(Command):
+    """The GM passes over a PC whose player is away, so Phase 3 can follow once every other PC has had a turn."""
+
+    name: ClassVar[str] = "skip_turn"
+    label: ClassVar[str] = "Skip a PC this round"
+    pc: str = ""
+
+
+@dataclass(frozen=True)
 class ResolveFailure(Command):
     name: ClassVar[str] = "resolve_failure"
     label: ClassVar[str] = "Failure: consequence or Collapse point"
@@ -133,6 +142,19 @@ class SpendNova(Command):
     name: ClassVar[str] = "spend_nova"
     who: ClassVar[str] = "owner"
     label: ClassVar[str] = "Spend Nova points"
+    actor: str = ""
+    points: int = 1
+    note: str = ""
+    roll: bool = False  # the ability needs a skill roll: only on the owner's turn, as an action
+
+
+@dataclass(frozen=True)
+class UseAdvantages(Command):
+    """Any PC's player spends the party's Advantages on an ability that costs them (not a reroll)."""
+
+    name: ClassVar[str] = "use_advantages"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Spend Advantages on an ability"
     actor: str = ""
     points: int = 1
     note: str = ""
@@ -185,11 +207,13 @@ COMMANDS = (
     FreeMove,
     SpendAdvantage,
     EndTurn,
+    SkipTurn,
     ResolveFailure,
     StartEnemies,
     Resolve,
     NextRound,
     SpendNova,
+    UseAdvantages,
     SpendCollapse,
     AdjustHealth,
     AdjustNova,

@@ -26,14 +26,17 @@ from combat.rules.burn_bryte.commands import (
     ResolveFailure,
     SetCondition,
     SkillRoll,
+    SkipTurn,
     SpendAdvantage,
     SpendCollapse,
     SpendNova,
     StartEnemies,
     StartPlayers,
+    UseAdvantages,
 )
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
+    AdvantagesUsed,
     CollapseSpent,
     ConditionSet,
     DeclarationChanged,
@@ -46,6 +49,7 @@ from combat.rules.burn_bryte.events import (
     Resolved,
     SkillRolled,
     TurnEnded,
+    TurnSkipped,
     TurnStarted,
 )
 from combat.rules.burn_bryte.state import Fighter, Roll, State
@@ -106,6 +110,10 @@ def _declare(state: State, c: Declare, dice: Dice) -> list[Event]:
     if c.extra:
         _require(state.collapse >= 1, "An extra enemy attack costs 1 Collapse point and the GM has none.")
         _require(
+            not (state.round == 1 and state.surprise == "pcs"),
+            "The enemies are caught unaware: round 1 has no Phase 3 for an extra attack to resolve in.",
+        )
+        _require(
             state.phase == 1 or (state.phase == 2 and bool(state.pcs_left())),
             "Extra attacks are bought in Phase 1, or in Phase 2 while a PC still has a turn.",
         )
@@ -164,6 +172,8 @@ def _pick_next(state: State, c: PickNext, dice: Dice) -> list[Event]:
     _require(not state.turn, _still_taking_turn(state))
     if c.actor:
         _require(state.chain and state.picker == c.actor, "It is not this character's pick.")
+        picker = state.fighter(c.actor)
+        _require(not picker.down, f"{picker.name} is at 0 Health Levels: the GM picks who goes next.")
     nxt = state.fighter(c.next)
     _require(nxt.side == "pc", "Only player characters take turns in Phase 2.")
     _require(not nxt.took_turn, f"{nxt.name} has already taken a turn this round.")
@@ -174,6 +184,7 @@ def _pick_next(state: State, c: PickNext, dice: Dice) -> list[Event]:
 def _own_turn(state: State, actor: str) -> Fighter:
     pc = state.fighter(actor)
     _require(state.phase == 2 and state.turn == pc.id, f"It is not {pc.name}'s turn.")
+    _require(not pc.down, f"{pc.name} is at 0 Health Levels and takes no actions.")
     return pc
 
 
@@ -235,6 +246,8 @@ def _spend_advantage(state: State, c: SpendAdvantage, dice: Dice) -> list[Event]
         "Advantages reroll a die of a failed roll.",
     )
     assert roll is not None  # (just checked)
+    roller = state.fighter(roll.fighter)
+    _require(not roller.down, f"{roller.name} is at 0 Health Levels: the failed roll stands.")
     _require(state.advantages >= 1, "The party has no Advantages left.")
     _require(0 <= c.die < len(roll.faces), "Choose one of the dice of the failed roll.")
     faces, entered = _roll_faces(state, 1, roll.sides, c.entered, dice)
@@ -249,6 +262,16 @@ def _end_turn(state: State, c: EndTurn, dice: Dice) -> list[Event]:
     return [TurnEnded(fighter=pc.id)]
 
 
+def _skip_turn(state: State, c: SkipTurn, dice: Dice) -> list[Event]:
+    pc = state.fighter(c.pc)
+    _require(state.phase == 2, "PCs are skipped in Phase 2, when they would take their turn.")
+    _require(pc.side == "pc", "Only player characters take turns in Phase 2.")
+    _require(not state.turn, _still_taking_turn(state))
+    _require(not pc.took_turn, f"{pc.name} has already had a turn this round.")
+    _require(not pc.down, f"{pc.name} is at 0 Health Levels and has no turn to skip.")
+    return [TurnSkipped(fighter=pc.id)]
+
+
 def _resolve_failure(state: State, c: ResolveFailure, dice: Dice) -> list[Event]:
     _require(state.pending_failure and bool(state.turn), "No failed roll is waiting for the GM.")
     _require(c.choice in ("collapse", "consequence"), "Choose a consequence or a Collapse point.")
@@ -261,6 +284,9 @@ def _resolve_failure(state: State, c: ResolveFailure, dice: Dice) -> list[Event]
 def _start_enemies(state: State, c: StartEnemies, dice: Dice) -> list[Event]:
     _require(state.phase == 2, "Phase 3 follows Phase 2.")
     _require(not state.turn, _still_taking_turn(state))
+    # Seed: "...and so on until all the characters have taken a turn": the GM skips an absent player's PC.
+    left = [f.name for f in state.pcs_left()]
+    _require(not left, f"Every PC takes a turn before Phase 3: {', '.join(left)} still to act (or skip them).")
     if state.round == 1 and state.surprise == "pcs":
         return [PhaseStarted(round=2, phase=1, skipped=(3,))]
     return [PhaseStarted(round=state.round, phase=3)]
@@ -294,9 +320,28 @@ def _next_round(state: State, c: NextRound, dice: Dice) -> list[Event]:
 def _spend_nova(state: State, c: SpendNova, dice: Dice) -> list[Event]:
     pc = state.fighter(c.actor)
     _require(pc.side == "pc", "Only player characters have Nova points.")
-    _require(not pc.down, f"{pc.name} is at 0 Health Levels and cannot spend Nova points.")
+    _require(
+        not pc.down or bool(state.settings.get("nova_at_zero")),
+        f"{pc.name} is at 0 Health Levels and cannot spend Nova points.",
+    )
     _require(1 <= c.points <= pc.nova_points, f"{pc.name} has {pc.nova_points} Nova point{_plural(pc.nova_points)}.")
-    return [NovaSpent(fighter=pc.id, points=c.points, note=_text(c.note))]
+    if c.roll:
+        # Seed: "Nova abilities that require a skill roll can only be used during the activating character's turn."
+        _require(
+            state.phase == 2 and state.turn == pc.id,
+            f"A Nova ability that needs a skill roll is used on {pc.name}'s own turn.",
+        )
+        _require(not state.pending_failure, "The last roll failed: the turn is over.")
+    return [NovaSpent(fighter=pc.id, points=c.points, note=_text(c.note), roll=c.roll)]
+
+
+def _use_advantages(state: State, c: UseAdvantages, dice: Dice) -> list[Event]:
+    pc = state.fighter(c.actor)
+    _require(pc.side == "pc", "Only player characters spend the party's Advantages.")
+    _require(not pc.down, f"{pc.name} is at 0 Health Levels and cannot act.")
+    has = f"The party has {state.advantages} Advantage{_plural(state.advantages)}."
+    _require(1 <= c.points <= state.advantages, has)
+    return [AdvantagesUsed(fighter=pc.id, points=c.points, note=_text(c.note))]
 
 
 def _spend_collapse(state: State, c: SpendCollapse, dice: Dice) -> list[Event]:
@@ -312,7 +357,13 @@ def _adjust_health(state: State, c: AdjustHealth, dice: Dice) -> list[Event]:
     # Health Levels stay from 0 to the maximum (evolve clamps a change): one that changes nothing is refused.
     _require(c.change < 0 or target.health < target.health_max, f"{target.name} is already at full Health Levels.")
     _require(c.change > 0 or target.health > 0, f"{target.name} has no Health Levels left to lose.")
-    return [HealthAdjusted(target=target.id, change=c.change)]
+    events: list[Event] = [HealthAdjusted(target=target.id, change=c.change)]
+    # "At 0 Health Levels a creature takes no actions": a PC dropped on their own turn ends it there. With a
+    # failed roll waiting, the GM's choice of consequence or Collapse point ends it instead.
+    dropped = target.health + c.change <= 0
+    if dropped and state.phase == 2 and state.turn == target.id and not state.pending_failure:
+        events.append(TurnEnded(fighter=target.id, down=True))
+    return events
 
 
 def _adjust_nova(state: State, c: AdjustNova, dice: Dice) -> list[Event]:
@@ -359,11 +410,13 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     FreeMove: _free_move,
     SpendAdvantage: _spend_advantage,
     EndTurn: _end_turn,
+    SkipTurn: _skip_turn,
     ResolveFailure: _resolve_failure,
     StartEnemies: _start_enemies,
     Resolve: _resolve,
     NextRound: _next_round,
     SpendNova: _spend_nova,
+    UseAdvantages: _use_advantages,
     SpendCollapse: _spend_collapse,
     AdjustHealth: _adjust_health,
     AdjustNova: _adjust_nova,

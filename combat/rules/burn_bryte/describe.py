@@ -13,6 +13,7 @@ from typing import Any
 
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
+    AdvantagesUsed,
     CollapseSpent,
     ConditionSet,
     DeclarationChanged,
@@ -25,9 +26,11 @@ from combat.rules.burn_bryte.events import (
     Resolved,
     SkillRolled,
     TurnEnded,
+    TurnSkipped,
     TurnStarted,
 )
 from combat.rules.burn_bryte.state import Roll, State
+from combat.rules.burn_bryte.stats import DIE_SIZES
 from combat.rules.core import Event, Revealed, RuleError, Sight, describe_revealed
 
 PHASE_TITLES = {1: "enemies declare", 2: "players act", 3: "enemies move and resolve"}
@@ -134,6 +137,8 @@ def _moved(state: State, event: Moved, sight: Sight) -> str:
 
 def _turn_ended(state: State, event: TurnEnded, sight: Sight) -> str:
     name = sight.name(event.fighter)
+    if event.down:
+        return f"{name}'s turn ends: at 0 Health Levels they take no actions."
     if event.failure == "collapse":
         gain = "; the GM gains 1 Collapse point" if sight.gm else ""
         return f"{name}'s turn ends on a failed roll{gain}."
@@ -141,6 +146,10 @@ def _turn_ended(state: State, event: TurnEnded, sight: Sight) -> str:
         note = f": {event.note}" if event.note else ""
         return f"{name}'s turn ends on a failed roll with a consequence{note}."
     return f"{name} ends their turn."
+
+
+def _turn_skipped(state: State, event: TurnSkipped, sight: Sight) -> str:
+    return f"The GM skips {sight.name(event.fighter)}'s turn this round."
 
 
 # --- Phase 3 -------------------------------------------------------------------------------------------------------
@@ -169,7 +178,17 @@ def _resolved(state: State, event: Resolved, sight: Sight) -> str | None:
 
 def _nova_spent(state: State, event: NovaSpent, sight: Sight) -> str:
     note = f": {event.note}" if event.note else ""
-    return f"{sight.name(event.fighter)} spends {event.points} Nova point{_plural(event.points)}{note}."
+    ability = " on an ability with a skill roll" if event.roll else ""
+    f = state.fighter(event.fighter)
+    waiting = state.settings.get("nova_at_cap") == "hold" and len(f.nova_boxes) == len(DIE_SIZES)
+    refill = " Their five ticked Nova boxes now give 1 Nova point." if waiting else ""
+    points = f"{event.points} Nova point{_plural(event.points)}"
+    return f"{sight.name(event.fighter)} spends {points}{ability}{note}.{refill}"
+
+
+def _advantages_used(state: State, event: AdvantagesUsed, sight: Sight) -> str:
+    note = f": {event.note}" if event.note else ""
+    return f"{sight.name(event.fighter)} spends {event.points} of the party's Advantages on an ability{note}."
 
 
 def _collapse_spent(state: State, event: CollapseSpent, sight: Sight) -> str:
@@ -210,8 +229,10 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     AdvantageSpent: _advantage_spent,
     Moved: _moved,
     TurnEnded: _turn_ended,
+    TurnSkipped: _turn_skipped,
     Resolved: _resolved,
     NovaSpent: _nova_spent,
+    AdvantagesUsed: _advantages_used,
     CollapseSpent: _collapse_spent,
     HealthAdjusted: _health_adjusted,
     NovaAdjusted: _nova_adjusted,

@@ -78,6 +78,15 @@ class TurnEnded(Event):
     fighter: str = ""
     failure: str = ""  # "", "collapse" or "consequence"
     note: str = ""
+    down: bool = False  # the PC dropped to 0 Health Levels during the turn: it ends, they take no actions
+
+
+@dataclass(frozen=True)
+class TurnSkipped(Event):
+    """The GM passed over a PC this round (their player is away): they count as having had their turn."""
+
+    kind: ClassVar[str] = "turn_skipped"
+    fighter: str = ""
 
 
 @dataclass(frozen=True)
@@ -91,6 +100,17 @@ class Resolved(Event):
 @dataclass(frozen=True)
 class NovaSpent(Event):
     kind: ClassVar[str] = "nova_spent"
+    fighter: str = ""
+    points: int = 0
+    note: str = ""
+    roll: bool = False  # an ability that needs a skill roll, used on the owner's turn
+
+
+@dataclass(frozen=True)
+class AdvantagesUsed(Event):
+    """Advantages from the party's pool spent on an ability that costs them."""
+
+    kind: ClassVar[str] = "advantages_used"
     fighter: str = ""
     points: int = 0
     note: str = ""
@@ -136,8 +156,10 @@ EVENTS = (
     AdvantageSpent,
     Moved,
     TurnEnded,
+    TurnSkipped,
     Resolved,
     NovaSpent,
+    AdvantagesUsed,
     CollapseSpent,
     HealthAdjusted,
     NovaAdjusted,

@@ -12,6 +12,7 @@ from typing import Any
 
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
+    AdvantagesUsed,
     CollapseSpent,
     ConditionSet,
     DeclarationChanged,
@@ -24,6 +25,7 @@ from combat.rules.burn_bryte.events import (
     Resolved,
     SkillRolled,
     TurnEnded,
+    TurnSkipped,
     TurnStarted,
 )
 from combat.rules.burn_bryte.state import Declaration, Fighter, Roll, State
@@ -70,9 +72,22 @@ def _tick_nova(state: State, fighter: Fighter, sides: int) -> Fighter:
     if fighter.side != "pc" or sides not in DIE_SIZES:
         return fighter
     boxes = tuple(sorted(set(fighter.nova_boxes) | {sides}))
-    if len(boxes) == len(DIE_SIZES):
-        return replace(fighter, nova_boxes=(), nova_points=min(state.livability, fighter.nova_points + 1))
-    return replace(fighter, nova_boxes=boxes)
+    return _settle_nova(state, replace(fighter, nova_boxes=boxes))
+
+
+def _settle_nova(state: State, fighter: Fighter) -> Fighter:
+    """All five boxes ticked: +1 Nova point and clear them. At the cap the GM's setting says whether the boxes
+    wait, ticked, for room (a log without the setting clears them, as it always did)."""
+    if len(fighter.nova_boxes) != len(DIE_SIZES):
+        return fighter
+    if fighter.nova_points >= state.livability and state.settings.get("nova_at_cap", "clear") == "hold":
+        return fighter
+    return replace(fighter, nova_boxes=(), nova_points=min(state.livability, fighter.nova_points + 1))
+
+
+def _room_for_nova(state: State, fighter: Fighter) -> Fighter:
+    """Nova points went down: boxes left waiting at the cap ("hold") now give their point."""
+    return _settle_nova(state, fighter) if state.settings.get("nova_at_cap") == "hold" else fighter
 
 
 def _apply_success(state: State, roll: Roll) -> State:
@@ -163,7 +178,12 @@ def _moved(state: State, event: Moved) -> State:
 def _turn_ended(state: State, event: TurnEnded) -> State:
     if event.failure == "collapse":
         state = replace(state, collapse=state.collapse + 1)
-    return _finish_turn(state, event.fighter)
+    state = _finish_turn(state, event.fighter)
+    return replace(state, picker="") if event.down else state  # a PC at 0 takes no actions: the GM picks next
+
+
+def _turn_skipped(state: State, event: TurnSkipped) -> State:
+    return _put(state, replace(state.fighter(event.fighter), took_turn=True))
 
 
 def _resolved(state: State, event: Resolved) -> State:
@@ -176,7 +196,11 @@ def _resolved(state: State, event: Resolved) -> State:
 
 def _nova_spent(state: State, event: NovaSpent) -> State:
     fighter = state.fighter(event.fighter)
-    return _put(state, replace(fighter, nova_points=fighter.nova_points - event.points))
+    return _put(state, _room_for_nova(state, replace(fighter, nova_points=fighter.nova_points - event.points)))
+
+
+def _advantages_used(state: State, event: AdvantagesUsed) -> State:
+    return replace(state, advantages=state.advantages - event.points)
 
 
 def _collapse_spent(state: State, event: CollapseSpent) -> State:
@@ -189,7 +213,7 @@ def _health_adjusted(state: State, event: HealthAdjusted) -> State:
 
 def _nova_adjusted(state: State, event: NovaAdjusted) -> State:
     fighter = state.fighter(event.target)
-    return _put(state, replace(fighter, nova_points=fighter.nova_points + event.change))
+    return _put(state, _room_for_nova(state, replace(fighter, nova_points=fighter.nova_points + event.change)))
 
 
 def _condition_set(state: State, event: ConditionSet) -> State:
@@ -210,8 +234,10 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     AdvantageSpent: _advantage_spent,
     Moved: _moved,
     TurnEnded: _turn_ended,
+    TurnSkipped: _turn_skipped,
     Resolved: _resolved,
     NovaSpent: _nova_spent,
+    AdvantagesUsed: _advantages_used,
     CollapseSpent: _collapse_spent,
     HealthAdjusted: _health_adjusted,
     NovaAdjusted: _nova_adjusted,

@@ -7,6 +7,7 @@ from typing import Any
 
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
+    AdvantagesUsed,
     CollapseSpent,
     Declared,
     HealthAdjusted,
@@ -104,6 +105,8 @@ def facts(state: State, event: Event) -> Facts:
     if isinstance(event, HealthAdjusted):
         damage = (("", event.target, -event.change),) if event.change < 0 else ()
         return Facts(**base, actor=event.target, damage=damage)
+    if isinstance(event, AdvantagesUsed):
+        return Facts(**base, actor=event.fighter, advantages_used=event.points)
     if isinstance(event, NovaSpent):
         return Facts(**base, actor=event.fighter, extra={"nova_spent": event.points})
     if isinstance(event, CollapseSpent):

@@ -36,6 +36,23 @@ SETTINGS = (
             ("pcs", "PCs catch all enemies unaware"),
         ),
     ),
+    Setting(
+        "nova_at_zero",
+        "PCs at 0 Health Levels may spend Nova points",
+        False,
+        help="Default off: a PC at 0 Health Levels cannot spend Nova points (unless an ability says otherwise).",
+    ),
+    Setting(
+        "nova_at_cap",
+        "All five Nova boxes ticked at the Nova point cap",
+        "hold",
+        choices=(
+            ("hold", "The boxes stay ticked; the point comes once there is room"),
+            ("clear", "The boxes clear and the point is lost"),
+        ),
+        help="The notes: when all five are ticked, +1 Nova point and clear the boxes; Nova points are capped at "
+        "the ship's Livability Rating. Default: at the cap the ticked boxes wait for room, so no point is lost.",
+    ),
     ATTACK_REVEALS,
 )
 
