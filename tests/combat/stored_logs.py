@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -55,10 +56,30 @@ def fixtures() -> Iterator[Path]:
 
 def as_stored(state_type, replayed: dict, stored: dict) -> dict:
     """The replayed state without the fields added to the state after the log was stored, provided each still
-    holds its default there: a later field may not change what an old log replays to."""
+    holds its default there: a later field may not change what an old log replays to. Dataclasses inside the state
+    (a combatant, a roll) are read the same way."""
     defaults = {
         f.name: to_json(f.default if f.default is not dataclasses.MISSING else f.default_factory())
         for f in dataclasses.fields(state_type)
         if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
     }
-    return {k: v for k, v in replayed.items() if k in stored or k not in defaults or v != defaults[k]}
+    hints = typing.get_type_hints(state_type)
+    out = {}
+    for k, v in replayed.items():
+        if k not in stored and k in defaults and v == defaults[k]:
+            continue
+        out[k] = _nested(hints.get(k), v, stored[k]) if k in stored else v
+    return out
+
+
+def _nested(tp: Any, replayed: Any, stored: Any) -> Any:
+    """`as_stored` for a field holding a dataclass, or a tuple of them (or one or None)."""
+    inner = [a for a in typing.get_args(tp) if a is not type(None) and a is not Ellipsis] or [tp]
+    kind = inner[0]
+    if not dataclasses.is_dataclass(kind) or not isinstance(kind, type):
+        return replayed
+    if isinstance(replayed, dict) and isinstance(stored, dict):
+        return as_stored(kind, replayed, stored)
+    if isinstance(replayed, list) and isinstance(stored, list) and len(replayed) == len(stored):
+        return [as_stored(kind, r, s) if isinstance(r, dict) else r for r, s in zip(replayed, stored, strict=True)]
+    return replayed

@@ -116,6 +116,8 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
         "One-tap choice after a failed roll": "A failure consequence",
         "Surprise in round 1": "PCs catch all enemies unaware",
         "An unseen combatant is revealed when it attacks": "no",
+        "Damage is typed on each attack instead of worked out from the weapon": "no",
+        "A dark ship gives no room: no new Advantages or Nova points while it is dark": "no",
     }
     assert f'action="{url("encounter_start", encounter)}"' in page and "Start the encounter</button>" in page
     assert f'action="{url("encounter_delete", encounter)}"' in page and "Delete this draft</button>" in page
