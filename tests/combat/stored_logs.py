@@ -54,10 +54,10 @@ def fixtures() -> Iterator[Path]:
     return iter(sorted(FIXTURES.glob("*.json")))
 
 
-def as_stored(state_type, replayed: dict, stored: dict) -> dict:
+def as_stored(state_type, replayed: dict, stored: dict, setting_defaults: dict | None = None) -> dict:
     """The replayed state without the fields added to the state after the log was stored, provided each still
     holds its default there: a later field may not change what an old log replays to. Dataclasses inside the state
-    (a combatant, a roll) are read the same way."""
+    (a combatant, a roll) are read the same way, and so are settings added since (`setting_defaults`)."""
     defaults = {
         f.name: to_json(f.default if f.default is not dataclasses.MISSING else f.default_factory())
         for f in dataclasses.fields(state_type)
@@ -69,6 +69,9 @@ def as_stored(state_type, replayed: dict, stored: dict) -> dict:
         if k not in stored and k in defaults and v == defaults[k]:
             continue
         out[k] = _nested(hints.get(k), v, stored[k]) if k in stored else v
+    if setting_defaults and isinstance(out.get("settings"), dict) and isinstance(stored.get("settings"), dict):
+        kept, added = stored["settings"], setting_defaults
+        out["settings"] = {k: v for k, v in out["settings"].items() if k in kept or k not in added or v != added[k]}
     return out
 
 

@@ -67,7 +67,7 @@ class SkillRoll(Command):
     skill: str = ""
     intent: str = "other"
     target: str = ""
-    damage: int = 1  # used only when the GM setting has damage typed; otherwise the weapon says
+    damage: int = 1  # 1 lets the sheet's weapon decide; more overrides it (always typed with the GM's setting)
     note: str = ""
     entered: tuple[int, ...] = ()
     drain: bool = False  # use the weapon's Draining: deal 2, take 1 unblockable

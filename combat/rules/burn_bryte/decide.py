@@ -365,7 +365,8 @@ def _attack_gear(state: State, pc: Fighter, c: SkillRoll, dice: int) -> dict[str
     weapon = pc.weapon
     _require(not c.drain or weapon.draining, f"{pc.name}'s {weapon.name or 'attack'} is not Draining.")
     burst = weapon.burst
-    if state.settings.get("typed_damage"):
+    # Typed damage wins when the GM plays so, and a typed value above 1 is an override (as before weapons).
+    if state.settings.get("typed_damage") or c.damage > 1:
         return {"damage": c.damage, "burst": burst, "drained": 1 if c.drain else 0, "weapon": weapon.name}
     damage, drained = hit_damage(weapon, dice, c.drain)
     return {"damage": damage, "burst": burst, "drained": drained, "weapon": weapon.name}

@@ -149,4 +149,4 @@ STATS = StatSchema(
     capped=(("health", "health_max"), ("shield", "shield_max")),
 )
 
-SUMMARY = ("health", "health_max", "shield", "nova_points", "speed")
+SUMMARY = ("health", "health_max", "nova_points", "speed")
