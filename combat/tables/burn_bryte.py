@@ -10,7 +10,7 @@ from campaigns.models import Campaign
 from combat.rules import burn_bryte as bb
 from combat.rules.burn_bryte import review as bb_review
 from combat.rules.core import Sight
-from combat.tables.base import Table, fighters_from
+from combat.tables.base import Table, fighters_from, write_back_characters
 from combat.tables.viewmodels import PrivateView, gm_only
 from ships.models import Ship
 
@@ -28,18 +28,38 @@ def build_form(form) -> None:
 
 
 def initial_state(engine, encounter, combatants):
-    livability = encounter.ship.livability_rating if encounter.ship else DEFAULT_LIVABILITY
-    return engine.initial_state(fighters_from(engine, combatants), livability, encounter.settings)
+    ship = encounter.ship
+    livability = ship.livability_rating if ship else DEFAULT_LIVABILITY
+    mi = (ship.name, ship.mi_health, ship.mi_health_max) if ship else ("", 0, 0)
+    return engine.initial_state(fighters_from(engine, combatants), livability, encounter.settings, ship=mi)
+
+
+def write_back_with_ship(encounter, state) -> None:
+    """The sheets' values (base), and the ship's MI Health Levels back on the ship the fight used."""
+    write_back_characters(encounter, bb.write_back(state))
+    if encounter.ship_id and state.ship_name:
+        Ship.objects.filter(pk=encounter.ship_id).update(mi_health=state.ship_health)
 
 
 def enemy_health(fighter, visibility: str) -> str:
     if visibility == Campaign.EnemyHealth.EXACT:
-        return f"{fighter.health}/{fighter.health_max} HL"
+        return f"{fighter.health}/{fighter.health_max} HL{_shield(fighter)}"
     if visibility == Campaign.EnemyHealth.DESCRIPTOR:
         if fighter.health <= 0:
             return "down"
         return "unhurt" if fighter.health >= fighter.health_max else "hurt"
     return ""
+
+
+def _shield(fighter) -> str:
+    """ " · shield 2/3" for a combatant with a personal shield ("" without one)."""
+    return f" · shield {fighter.shield}/{fighter.shield_max}" if fighter.shield_max or fighter.shield else ""
+
+
+DARK_WORDS = {
+    False: "The ship has gone dark: the GM says what that means for the crew.",
+    True: "The ship has gone dark: no new Advantages or Nova points while it is dark.",
+}
 
 
 # --- the view models ------------------------------------------------------------------------------------------
@@ -63,6 +83,8 @@ class PcRow:
     took_turn: bool
     acting: bool
     down: bool
+    shield: int = 0
+    shield_max: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,6 +122,28 @@ class GmEnemyRow(EnemyRow):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ShipRow:
+    """The party's ship in the fight: its MI Health Levels and whether it has gone dark (players see it too)."""
+
+    name: str
+    health: int
+    health_max: int
+    dark: bool
+    dark_words: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BurstRow:
+    """A Burst attack that hit and waits for the GM to say who is in the area."""
+
+    roller: str
+    weapon: str
+    radius: int
+    damage: int
+    aimed_at: str  # the key of the creature it was aimed at, "" if none
+
+
+@dataclass(frozen=True, kw_only=True)
 class DeclarationRow:
     id: int
     enemy: str
@@ -128,6 +172,8 @@ class PlayersTable:
     enemies: tuple[EnemyRow, ...]
     declarations: tuple[DeclarationRow, ...]
     pending_failure: bool
+    ship: ShipRow | None = None
+    burst: BurstRow | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,6 +197,7 @@ class GmTable(PlayersTable):
     open_declarations: tuple[DeclarationRow, ...] = gm_only(())
     skills: tuple[str, ...] = gm_only(())
     categories: tuple[str, ...] = gm_only(())
+    burst_choices: tuple[Named, ...] = gm_only(())  # every creature still up, for a Burst's area
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,6 +231,13 @@ class Sheet:
     last_roll: bb.Roll | None
     targets: tuple[Named, ...]  # enemies this PC is aware of and not down, the default target first
     attack_skill: SkillOdds  # the default skill of an attack: the likelier of Ranged and Melee
+    shield: int = 0
+    shield_max: int = 0
+    weapon: str = "unarmed"  # the sheet's weapon and its traits, in words
+    hit_damage: int = 1  # what the default attack deals on a hit, worked out from the weapon
+    draining: bool = False  # the weapon may drain: deal 2, take 1 unblockable
+    burst: int = 0  # Burst N: one roll, the GM says who is in the area
+    typed_damage: bool = False  # the GM's setting: damage is typed on each attack
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,6 +303,8 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
             took_turn=f.took_turn,
             acting=f.id == state.turn,
             down=f.down,
+            shield=f.shield,
+            shield_max=f.shield_max,
             **({"conditions": _held(f.conditions)} if gm else {}),
         )
         for f in state.pcs()
@@ -267,6 +323,8 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
         pcs=pcs,
         declarations=declarations,
         pending_failure=state.pending_failure,
+        ship=_ship(state),
+        burst=_burst(state),
     )
     if not gm:
         visibility = encounter.campaign.enemy_health_visibility
@@ -284,7 +342,7 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
                 key=f.id,
                 name=f.name,
                 down=f.down,
-                health=f"{f.health}/{f.health_max} HL",
+                health=f"{f.health}/{f.health_max} HL{_shield(f)}",
                 unseen=players.unseen(f.id),
                 health_levels=f.health,
                 health_max=f.health_max,
@@ -310,7 +368,29 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
         open_declarations=tuple(_declaration(state, sight, d) for d in state.declarations if not d.outcome),
         skills=tuple(bb.SKILLS),
         categories=tuple(bb.SKILL_CATEGORIES),
+        burst_choices=tuple(Named(key=f.id, name=f.name) for f in state.fighters if not f.down),
     )
+
+
+def _ship(state) -> ShipRow | None:
+    if not state.ship_name:
+        return None
+    words = DARK_WORDS[bool(state.settings.get("ship_dark_no_room"))]
+    return ShipRow(
+        name=state.ship_name,
+        health=state.ship_health,
+        health_max=state.ship_health_max,
+        dark=state.ship_dark,
+        dark_words=words if state.ship_dark else "",
+    )
+
+
+def _burst(state) -> BurstRow | None:
+    roll = state.pending_burst
+    if roll is None:
+        return None
+    name = state.fighter(roll.fighter).name
+    return BurstRow(roller=name, weapon=roll.weapon, radius=roll.burst, damage=roll.damage, aimed_at=roll.target)
 
 
 def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
@@ -327,6 +407,10 @@ def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
             skills.append(
                 SkillOdds(name=skill, sides=sides, dice=dice, chance=round(100 * bb.chance_of_success(dice, sides)))
             )
+        attack_skill = max(
+            (s for s in skills if s.name in ATTACK_SKILLS),
+            key=lambda s: (s.chance, s.sides, s.name == ATTACK_SKILLS[0]),
+        )
         mine.append(
             Sheet(
                 key=f.id,
@@ -347,10 +431,8 @@ def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
                 pending_failure=acting and state.pending_failure,
                 last_roll=state.last_roll if acting else None,
                 targets=_targets(state, f),
-                attack_skill=max(
-                    (s for s in skills if s.name in ATTACK_SKILLS),
-                    key=lambda s: (s.chance, s.sides, s.name == ATTACK_SKILLS[0]),
-                ),
+                attack_skill=attack_skill,
+                **_gear(state, f, attack_skill.dice),
             )
         )
     players = Sight(state.fighters, gm=False)  # an unseen enemy's attack is not on the table
@@ -371,6 +453,20 @@ def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
         you_may_act=any(m.can_claim or m.can_pick for m in mine),
         **_off_turn(state, mine, your_turn),
     )
+
+
+def _gear(state, f, dice: int) -> dict:
+    """A sheet's weapon, shield and what its default attack deals on a hit (gear.hit_damage)."""
+    weapon = f.weapon
+    return {
+        "shield": f.shield,
+        "shield_max": f.shield_max,
+        "weapon": weapon.label(),
+        "hit_damage": bb.hit_damage(weapon, dice, drain=False)[0],
+        "draining": weapon.draining,
+        "burst": weapon.burst,
+        "typed_damage": bool(state.settings.get("typed_damage")),
+    }
 
 
 def _targets(state, f) -> tuple[Named, ...]:
@@ -479,8 +575,8 @@ class BurnBryteTable(Table):
     """Burn Bryte at the table: this module's functions are its parts."""
 
     PERSISTS = (
-        "Health Levels, conditions, Nova points and Nova boxes go back to the characters' sheets; the "
-        "Advantages and Collapse points end with the fight."
+        "Health Levels, conditions, Nova points and Nova boxes go back to the characters' sheets (personal "
+        "shields too) and MI Health Levels to the ship; the Advantages and Collapse points end with the fight."
     )
     review = bb_review
     section_title = staticmethod(bb_review.section_title)
@@ -488,5 +584,9 @@ class BurnBryteTable(Table):
 
     build_form = staticmethod(build_form)
     initial_state = staticmethod(initial_state)
+
+    def write_back(self, encounter, state) -> None:
+        write_back_with_ship(encounter, state)
+
     public_view = staticmethod(public_view)
     private_view = staticmethod(private_view)

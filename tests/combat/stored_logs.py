@@ -54,10 +54,10 @@ def fixtures() -> Iterator[Path]:
     return iter(sorted(FIXTURES.glob("*.json")))
 
 
-def as_stored(state_type, replayed: dict, stored: dict) -> dict:
+def as_stored(state_type, replayed: dict, stored: dict, setting_defaults: dict | None = None) -> dict:
     """The replayed state without the fields added to the state after the log was stored, provided each still
-    holds its default there: a later field may not change what an old log replays to. Lists of dataclasses (the
-    ships, the crew, the GM's actions) are compared the same way, item by item."""
+    holds its default there: a later field may not change what an old log replays to. Dataclasses inside the state
+    (a combatant, a roll) are read the same way, and so are settings added since (`setting_defaults`)."""
     defaults = {
         f.name: to_json(f.default if f.default is not dataclasses.MISSING else f.default_factory())
         for f in dataclasses.fields(state_type)
@@ -66,22 +66,23 @@ def as_stored(state_type, replayed: dict, stored: dict) -> dict:
     hints = typing.get_type_hints(state_type)
     out = {}
     for k, v in replayed.items():
-        if k in stored:
-            out[k] = _items_as_stored(hints.get(k), v, stored[k])
-        elif k not in defaults or v != defaults[k]:
-            out[k] = v
+        if k not in stored and k in defaults and v == defaults[k]:
+            continue
+        out[k] = _nested(hints.get(k), v, stored[k]) if k in stored else v
+    if setting_defaults and isinstance(out.get("settings"), dict) and isinstance(stored.get("settings"), dict):
+        kept, added = stored["settings"], setting_defaults
+        out["settings"] = {k: v for k, v in out["settings"].items() if k in kept or k not in added or v != added[k]}
     return out
 
 
-def _items_as_stored(hint: Any, replayed: Any, stored: Any) -> Any:
-    """`as_stored` applied to each item of a tuple of dataclasses; any other value as it is."""
-    args = typing.get_args(hint)
-    item = args[0] if typing.get_origin(hint) is tuple and args else None
-    if not (dataclasses.is_dataclass(item) and isinstance(replayed, list) and isinstance(stored, list)):
+def _nested(tp: Any, replayed: Any, stored: Any) -> Any:
+    """`as_stored` for a field holding a dataclass, or a tuple of them (or one or None)."""
+    inner = [a for a in typing.get_args(tp) if a is not type(None) and a is not Ellipsis] or [tp]
+    kind = inner[0]
+    if not dataclasses.is_dataclass(kind) or not isinstance(kind, type):
         return replayed
-    if len(replayed) != len(stored):
-        return replayed
-    return [
-        as_stored(item, r, s) if isinstance(r, dict) and isinstance(s, dict) else r
-        for r, s in zip(replayed, stored, strict=True)
-    ]
+    if isinstance(replayed, dict) and isinstance(stored, dict):
+        return as_stored(kind, replayed, stored)
+    if isinstance(replayed, list) and isinstance(stored, list) and len(replayed) == len(stored):
+        return [as_stored(kind, r, s) if isinstance(r, dict) else r for r, s in zip(replayed, stored, strict=True)]
+    return replayed

@@ -728,7 +728,9 @@ def test_entered_dice_are_marked_in_the_log(start):
 def _play_every_kind(start):
     """A short encounter whose log holds every Burn Bryte event and which issues every command."""
     lurker = enemy("lurker", "Lurker", aware=())  # no PC is aware of it until the GM reveals it
-    t = Table(bb.initial_state((*start.fighters, lurker), 3, {"entered_dice": True}))
+    grenade = bb.Weapon(name="grenade", burst=2)  # furo's Burst weapon (gear)
+    fighters = tuple(replace(f, weapon=grenade) if f.id == "furo" else f for f in (*start.fighters, lurker))
+    t = Table(bb.initial_state(fighters, 3, {"entered_dice": True, "typed_damage": True}, ship=("Ark", 3, 3)))
     declare_all(t)
     t.do(bb.Declare(enemy="boss", target="luwe", text="claw", extra=True))
     t.do(bb.ChangeDeclaration(declaration=1, target="furo", text="plasma whip"))
@@ -742,6 +744,9 @@ def _play_every_kind(start):
     t.do(bb.SkillRoll(actor="balla", skill="Presence", intent="defend", target="3"), faces=[2, 2])
     t.do(bb.ResolveFailure(choice="collapse"))
     t.do(bb.PickNext(actor="balla", next="furo"))
+    t.do(bb.SkillRoll(actor="furo", skill="Athletics", intent="attack", drain=False), faces=[1, 2])
+    t.do(bb.PlaceBurst(targets=("captain",)))
+    t.do(bb.DamageShip(change=-1))
     t.do(bb.EndTurn(actor="furo"))
     t.do(bb.SpendNova(actor="furo", points=1, note="surge"))
     t.do(bb.SpendCollapse(enemy="captain", points=1, note="smoke bomb"))

@@ -119,6 +119,8 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
         "An unseen combatant is revealed when it attacks": "no",
         "PCs at 0 Health Levels may spend Nova points": "no",
         "All five Nova boxes ticked at the Nova point cap": "The boxes stay ticked; the point comes once there is room",
+        "Damage is typed on each attack instead of worked out from the weapon": "no",
+        "A dark ship gives no room: no new Advantages or Nova points while it is dark": "no",
     }
     assert f'action="{url("encounter_start", encounter)}"' in page and "Start the encounter</button>" in page
     assert f'action="{url("encounter_delete", encounter)}"' in page and "Delete this draft</button>" in page

@@ -42,6 +42,8 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
         "attack_reveals": True,
         "nova_at_zero": False,
         "nova_at_cap": "hold",
+        "typed_damage": False,
+        "ship_dark_no_room": False,
     }
     state = store.load_state(encounter)
     assert state.phase == 2  # PCs surprised the enemies: round 1 starts with their turns

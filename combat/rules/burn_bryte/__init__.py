@@ -10,6 +10,7 @@ holds this package as the model's engine). The files, each readable on its own:
   describe.py  describe(state, event, gm): the log's sentence for the GM or for players
   setup.py     settings, fighters from sheets, the opening state, write-back and outcome
   stats.py     the character sheet;  review.py  the after-action review's facts
+  gear.py      weapons (damage and traits), personal shields, the ship's MI Health Levels
 """
 
 from combat.rules.burn_bryte.commands import (
@@ -19,11 +20,13 @@ from combat.rules.burn_bryte.commands import (
     AdjustNova,
     ChangeDeclaration,
     ClaimTurn,
+    DamageShip,
     Declare,
     EndTurn,
     FreeMove,
     NextRound,
     PickNext,
+    PlaceBurst,
     Resolve,
     ResolveFailure,
     SetCondition,
@@ -43,6 +46,7 @@ from combat.rules.burn_bryte.events import (
     EVENTS,
     AdvantageSpent,
     AdvantagesUsed,
+    BurstPlaced,
     CollapseSpent,
     ConditionSet,
     DeclarationChanged,
@@ -53,12 +57,14 @@ from combat.rules.burn_bryte.events import (
     NovaSpent,
     PhaseStarted,
     Resolved,
+    ShipDamaged,
     SkillRolled,
     TurnEnded,
     TurnSkipped,
     TurnStarted,
 )
 from combat.rules.burn_bryte.evolve import evolve
+from combat.rules.burn_bryte.gear import Weapon, absorb, hit_damage
 from combat.rules.burn_bryte.setup import KEY, SETTINGS, fighter_from_sheet, initial_state, outcome, write_back
 from combat.rules.burn_bryte.state import (
     SKILL_CATEGORY,
@@ -88,6 +94,13 @@ __all__ = [
     "AdjustNova",
     "AdvantageSpent",
     "AdvantagesUsed",
+    "BurstPlaced",
+    "DamageShip",
+    "PlaceBurst",
+    "ShipDamaged",
+    "Weapon",
+    "absorb",
+    "hit_damage",
     "ChangeDeclaration",
     "ClaimTurn",
     "CollapseSpent",

@@ -67,9 +67,10 @@ class SkillRoll(Command):
     skill: str = ""
     intent: str = "other"
     target: str = ""
-    damage: int = 1
+    damage: int = 1  # 1 lets the sheet's weapon decide; more overrides it (always typed with the GM's setting)
     note: str = ""
     entered: tuple[int, ...] = ()
+    drain: bool = False  # use the weapon's Draining: deal 2, take 1 unblockable
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,27 @@ class SetCondition(Command):
     value: str = ""
 
 
+# --- gear: Burst areas and the ship (gear.py) --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlaceBurst(Command):
+    """A Burst attack hit: the GM says which creatures are in the area (any side; none is allowed)."""
+
+    name: ClassVar[str] = "place_burst"
+    label: ClassVar[str] = "Who is in the Burst area"
+    targets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DamageShip(Command):
+    """The GM's change to the ship's Magical Intelligence Health Levels (harm or repair)."""
+
+    name: ClassVar[str] = "damage_ship"
+    label: ClassVar[str] = "Ship's MI Health Levels"
+    change: int = -1
+
+
 COMMANDS = (
     Declare,
     ChangeDeclaration,
@@ -218,5 +240,7 @@ COMMANDS = (
     AdjustHealth,
     AdjustNova,
     SetCondition,
+    PlaceBurst,
+    DamageShip,
     Reveal,
 )

@@ -17,11 +17,13 @@ from combat.rules.burn_bryte.commands import (
     AdjustNova,
     ChangeDeclaration,
     ClaimTurn,
+    DamageShip,
     Declare,
     EndTurn,
     FreeMove,
     NextRound,
     PickNext,
+    PlaceBurst,
     Resolve,
     ResolveFailure,
     SetCondition,
@@ -37,6 +39,7 @@ from combat.rules.burn_bryte.commands import (
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
     AdvantagesUsed,
+    BurstPlaced,
     CollapseSpent,
     ConditionSet,
     DeclarationChanged,
@@ -47,11 +50,13 @@ from combat.rules.burn_bryte.events import (
     NovaSpent,
     PhaseStarted,
     Resolved,
+    ShipDamaged,
     SkillRolled,
     TurnEnded,
     TurnSkipped,
     TurnStarted,
 )
+from combat.rules.burn_bryte.gear import hit_damage
 from combat.rules.burn_bryte.state import Fighter, Roll, State
 from combat.rules.burn_bryte.stats import SKILL_CATEGORIES, SKILLS
 from combat.rules.core import Command, Event, Reveal, RuleError, decide_reveal, revealed_by_attack
@@ -195,7 +200,9 @@ def _skill_roll(state: State, c: SkillRoll, dice: Dice) -> list[Event]:
     _require(c.intent in INTENTS, "Choose what the roll is for: attack, defend, create an advantage, move or other.")
     _require(1 <= c.damage <= 10, "Damage must be between 1 and 10.")
     target = ""
-    if c.intent == "attack":
+    if c.intent == "attack" and pc.weapon.burst:  # one roll for an area: a target is only where it is aimed
+        _require(state.pending_burst is None, "The GM has yet to say who is in the last Burst's area.")
+    if c.intent == "attack" and (c.target or not pc.weapon.burst):
         enemy = state.fighter(c.target)
         _require(enemy.side == "enemy", "Attack an enemy.")
         _require(enemy.id in pc.aware_of, f"{pc.name} is not aware of {enemy.name}.")
@@ -210,6 +217,7 @@ def _skill_roll(state: State, c: SkillRoll, dice: Dice) -> list[Event]:
         target = str(declaration.id)
     sides = pc.skills[c.skill]
     complexity = state.complexity(pc, c.skill)
+    gear = _attack_gear(state, pc, c, complexity) if c.intent == "attack" else {"damage": 0}
     faces, entered = _roll_faces(state, complexity, sides, c.entered, dice)
     roll = Roll(
         fighter=pc.id,
@@ -219,8 +227,8 @@ def _skill_roll(state: State, c: SkillRoll, dice: Dice) -> list[Event]:
         faces=faces,
         intent=c.intent,
         target=target,
-        damage=c.damage if c.intent == "attack" else 0,
         entered=entered,
+        **gear,
     )
     return [SkillRolled(roll=roll, note=_text(c.note))]
 
@@ -370,10 +378,10 @@ def _adjust_nova(state: State, c: AdjustNova, dice: Dice) -> list[Event]:
     target = state.fighter(c.target)
     _require(target.side == "pc", "Only player characters have Nova points.")
     _require(c.change != 0 and -20 <= c.change <= 20, "Change Nova points by 1 to 20, up or down.")
-    now, cap = target.nova_points + c.change, state.livability
+    now, cap = target.nova_points + c.change, state.room
     _require(now >= 0, f"{target.name} has {target.nova_points} Nova point{_plural(target.nova_points)}.")
     has = f"{target.name} has {target.nova_points}"
-    _require(now <= cap, f"The ship's Livability Rating caps Nova points at {cap}; {has}.")
+    _require(c.change < 0 or now <= cap, f"The ship's Livability Rating caps Nova points at {cap}; {has}.")
     return [NovaAdjusted(target=target.id, change=c.change)]
 
 
@@ -400,6 +408,39 @@ def _set_condition(state: State, c: SetCondition, dice: Dice) -> list[Event]:
     return [ConditionSet(target=target.id, slot=c.slot, value=c.value)]
 
 
+# --- gear: weapons, Burst areas and the ship (gear.py) ----------------------------------------------------------------
+
+
+def _attack_gear(state: State, pc: Fighter, c: SkillRoll, dice: int) -> dict[str, Any]:
+    """The Roll's damage fields for an attack: worked out from the sheet's weapon, or typed when the GM plays so."""
+    weapon = pc.weapon
+    _require(not c.drain or weapon.draining, f"{pc.name}'s {weapon.name or 'attack'} is not Draining.")
+    burst = weapon.burst
+    # Typed damage wins when the GM plays so, and a typed value above 1 is an override (as before weapons).
+    if state.settings.get("typed_damage") or c.damage > 1:
+        return {"damage": c.damage, "burst": burst, "drained": 1 if c.drain else 0, "weapon": weapon.name}
+    damage, drained = hit_damage(weapon, dice, c.drain)
+    return {"damage": damage, "burst": burst, "drained": drained, "weapon": weapon.name}
+
+
+def _place_burst(state: State, c: PlaceBurst, dice: Dice) -> list[Event]:
+    roll = state.pending_burst
+    _require(roll is not None, "No Burst attack is waiting for its area.")
+    assert roll is not None  # (just checked)
+    _require(len(set(c.targets)) == len(c.targets), "Name each creature in the area once.")
+    for key in c.targets:
+        _require(not state.fighter(key).down, f"{state.fighter(key).name} is already at 0 Health Levels.")
+    return [BurstPlaced(fighter=roll.fighter, targets=tuple(c.targets), damage=roll.damage)]
+
+
+def _damage_ship(state: State, c: DamageShip, dice: Dice) -> list[Event]:
+    _require(bool(state.ship_name), "No ship is in this encounter: the GM picks one when setting it up.")
+    _require(c.change != 0 and -20 <= c.change <= 20, "Change MI Health Levels by 1 to 20, up or down.")
+    _require(c.change < 0 or state.ship_health < state.ship_health_max, "The ship's MI is at full Health Levels.")
+    _require(c.change > 0 or state.ship_health > 0, "The ship has already gone dark.")
+    return [ShipDamaged(change=c.change)]
+
+
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     Declare: _declare,
     ChangeDeclaration: _change_declaration,
@@ -421,5 +462,7 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     AdjustHealth: _adjust_health,
     AdjustNova: _adjust_nova,
     SetCondition: _set_condition,
+    PlaceBurst: _place_burst,
+    DamageShip: _damage_ship,
     Reveal: lambda state, c, dice: decide_reveal(state, c),
 }

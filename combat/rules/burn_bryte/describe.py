@@ -14,6 +14,7 @@ from typing import Any
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
     AdvantagesUsed,
+    BurstPlaced,
     CollapseSpent,
     ConditionSet,
     DeclarationChanged,
@@ -24,11 +25,13 @@ from combat.rules.burn_bryte.events import (
     NovaSpent,
     PhaseStarted,
     Resolved,
+    ShipDamaged,
     SkillRolled,
     TurnEnded,
     TurnSkipped,
     TurnStarted,
 )
+from combat.rules.burn_bryte.gear import absorb
 from combat.rules.burn_bryte.state import Roll, State
 from combat.rules.burn_bryte.stats import DIE_SIZES
 from combat.rules.core import Event, Revealed, RuleError, Sight, describe_revealed
@@ -115,9 +118,10 @@ def _skill_rolled(state: State, event: SkillRolled, sight: Sight) -> str:
         "other": "",
     }[roll.intent]
     note = f" — {event.note}" if event.note else ""
+    gear = _gear(state, roll, sight) if roll.intent == "attack" else ("", "")
     return (
-        f"{sight.name(roll.fighter)} rolls {roll.skill} {what} at complexity {roll.complexity}: "
-        f"{roll.complexity}d{roll.sides} show {_faces(roll)}; the roll {verdict}{note}."
+        f"{sight.name(roll.fighter)} rolls {roll.skill} {what}{gear[0]} at complexity {roll.complexity}: "
+        f"{roll.complexity}d{roll.sides} show {_faces(roll)}; the roll {verdict}{note}.{gear[1]}"
     ).replace("  ", " ")
 
 
@@ -169,7 +173,8 @@ def _resolved(state: State, event: Resolved, sight: Sight) -> str | None:
         "cancelled": f"is foiled: {target} was defended",
         "skipped": "does not happen: the enemy is at 0 Health Levels",
     }[event.outcome]
-    at_zero = _at_zero(state, d.target, event.damage if event.outcome == "hit" else 0)
+    hit = event.damage if event.outcome == "hit" else 0
+    at_zero = _shielded(state, d.target, hit, sight) + _at_zero(state, d.target, _through(state, d.target, hit))
     return f"{sight.name(d.enemy)}'s {d.text} {text}.{at_zero}"
 
 
@@ -220,6 +225,66 @@ def _condition_set(state: State, event: ConditionSet, sight: Sight) -> str | Non
     return f"{sight.name(event.target)}'s {label} condition is now {event.value or 'cleared'}."
 
 
+# --- gear: weapons, shields, Burst areas and the ship (gear.py) -------------------------------------------------------
+
+
+def _through(state: State, fighter_id: str, damage: int) -> int:
+    """The part of an attack's damage the target's personal shield lets through."""
+    try:
+        return absorb(state.fighter(fighter_id).shield, damage)[1]
+    except RuleError:
+        return damage
+
+
+def _shielded(state: State, fighter_id: str, damage: int, sight: Sight) -> str:
+    """ " X's shield absorbs N." when a personal shield takes some of an attack ("" otherwise)."""
+    taken = damage - _through(state, fighter_id, damage)
+    if not taken or sight.unseen(fighter_id):
+        return ""
+    return f" {sight.name(fighter_id)}'s shield absorbs {taken}."
+
+
+def _gear(state: State, roll: Roll, sight: Sight) -> tuple[str, str]:
+    """(" with the weapon", what a hit does) for an attack made with a weapon or its traits; ("", "") otherwise."""
+    if not (roll.weapon or roll.burst or roll.drained):
+        return "", ""
+    with_weapon = f" with {roll.weapon}" if roll.weapon else ""
+    if not roll.succeeded:
+        return with_weapon, ""
+    name = sight.name(roll.fighter)
+    drained = f" {name} takes {roll.drained} unblockable damage (Draining)." if roll.drained else ""
+    if roll.burst:
+        return with_weapon, f" Burst {roll.burst}: the GM says who is in the area; {roll.damage} damage each.{drained}"
+    through = _through(state, roll.target, roll.damage)
+    hit = f" {sight.name(roll.target)} takes {roll.damage} damage."
+    return with_weapon, hit + _shielded(state, roll.target, roll.damage, sight) + _at_zero(
+        state, roll.target, through
+    ) + drained
+
+
+def _burst_placed(state: State, event: BurstPlaced, sight: Sight) -> str:
+    name = sight.name(event.fighter)
+    seen = [t for t in event.targets if not sight.unseen(t)]
+    if not event.targets:
+        return f"{name}'s Burst catches nobody."
+    who = ", ".join(sight.name(t) for t in seen) or "someone unseen"
+    if len(seen) < len(event.targets) and seen:
+        who += " and someone unseen"
+    after = "".join(
+        _shielded(state, t, event.damage, sight) + _at_zero(state, t, _through(state, t, event.damage)) for t in seen
+    )
+    return f"{name}'s Burst hits {who} for {event.damage} damage each.{after}"
+
+
+def _ship_damaged(state: State, event: ShipDamaged, sight: Sight) -> str:
+    now = max(0, min(state.ship_health_max, state.ship_health + event.change))
+    verb = "regains" if event.change > 0 else "loses"
+    n = abs(event.change)
+    dark = " The ship goes dark." if now == 0 and state.ship_health > 0 else ""
+    lit = " The ship's MI wakes: it is no longer dark." if now > 0 and state.ship_health == 0 else ""
+    return f"{state.ship_name}'s MI {verb} {n} Health Level{_plural(n)} ({now}/{state.ship_health_max}).{dark}{lit}"
+
+
 DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     Declared: _declared,
     DeclarationChanged: _declaration_changed,
@@ -237,5 +302,7 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     HealthAdjusted: _health_adjusted,
     NovaAdjusted: _nova_adjusted,
     ConditionSet: _condition_set,
+    BurstPlaced: _burst_placed,
+    ShipDamaged: _ship_damaged,
     Revealed: lambda state, event, sight: describe_revealed(state, event),
 }

@@ -147,6 +147,25 @@ class ConditionSet(Event):
     value: str = ""
 
 
+# --- gear: Burst areas and the ship (gear.py) --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BurstPlaced(Event):
+    """The GM placed a Burst attack that hit: `damage` to each of `targets` (shields absorb first)."""
+
+    kind: ClassVar[str] = "burst_placed"
+    fighter: str = ""
+    targets: tuple[str, ...] = ()
+    damage: int = 0
+
+
+@dataclass(frozen=True)
+class ShipDamaged(Event):
+    kind: ClassVar[str] = "ship_damaged"
+    change: int = 0
+
+
 EVENTS = (
     Declared,
     DeclarationChanged,
@@ -164,6 +183,8 @@ EVENTS = (
     HealthAdjusted,
     NovaAdjusted,
     ConditionSet,
+    BurstPlaced,
+    ShipDamaged,
     Revealed,
 )
 CODEC = EventCodec(EVENTS, COMMANDS)

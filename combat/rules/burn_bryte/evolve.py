@@ -13,6 +13,7 @@ from typing import Any
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
     AdvantagesUsed,
+    BurstPlaced,
     CollapseSpent,
     ConditionSet,
     DeclarationChanged,
@@ -23,11 +24,13 @@ from combat.rules.burn_bryte.events import (
     NovaSpent,
     PhaseStarted,
     Resolved,
+    ShipDamaged,
     SkillRolled,
     TurnEnded,
     TurnSkipped,
     TurnStarted,
 )
+from combat.rules.burn_bryte.gear import absorb
 from combat.rules.burn_bryte.state import Declaration, Fighter, Roll, State
 from combat.rules.burn_bryte.stats import DIE_SIZES
 from combat.rules.core import Event, Revealed, evolve_revealed
@@ -68,6 +71,13 @@ def _damage(state: State, fighter_id: str, amount: int) -> State:
     return _put(state, updated)
 
 
+def _hit(state: State, fighter_id: str, amount: int) -> State:
+    """An attack's damage: the personal shield absorbs first, the rest comes off Health Levels."""
+    fighter = state.fighter(fighter_id)
+    shield, through = absorb(fighter.shield, amount)
+    return _damage(_put(state, replace(fighter, shield=shield)), fighter_id, through)
+
+
 def _tick_nova(state: State, fighter: Fighter, sides: int) -> Fighter:
     if fighter.side != "pc" or sides not in DIE_SIZES:
         return fighter
@@ -80,9 +90,9 @@ def _settle_nova(state: State, fighter: Fighter) -> Fighter:
     wait, ticked, for room (a log without the setting clears them, as it always did)."""
     if len(fighter.nova_boxes) != len(DIE_SIZES):
         return fighter
-    if fighter.nova_points >= state.livability and state.settings.get("nova_at_cap", "clear") == "hold":
+    if fighter.nova_points >= state.room and state.settings.get("nova_at_cap", "clear") == "hold":
         return fighter
-    return replace(fighter, nova_boxes=(), nova_points=min(state.livability, fighter.nova_points + 1))
+    return replace(fighter, nova_boxes=(), nova_points=min(state.room, fighter.nova_points + 1))
 
 
 def _room_for_nova(state: State, fighter: Fighter) -> Fighter:
@@ -91,12 +101,16 @@ def _room_for_nova(state: State, fighter: Fighter) -> Fighter:
 
 
 def _apply_success(state: State, roll: Roll) -> State:
-    if roll.intent == "attack" and roll.target:
-        state = _damage(state, roll.target, roll.damage)
+    if roll.intent == "attack" and roll.drained:
+        state = _damage(state, roll.fighter, roll.drained)  # Draining's cost: unblockable, past any shield
+    if roll.intent == "attack" and roll.burst:
+        state = replace(state, pending_burst=roll)  # the GM says who is in the area (BurstPlaced)
+    elif roll.intent == "attack" and roll.target:
+        state = _hit(state, roll.target, roll.damage)
     elif roll.intent == "defend" and roll.target:
         state = _put_declaration(state, replace(state.declaration(int(roll.target)), defended=True))
     elif roll.intent == "advantage":
-        state = replace(state, advantages=min(state.livability, state.advantages + 1))
+        state = replace(state, advantages=state.advantages + 1 if state.advantages < state.room else state.advantages)
     return state
 
 
@@ -190,7 +204,7 @@ def _resolved(state: State, event: Resolved) -> State:
     declaration = state.declaration(event.id)
     state = _put_declaration(state, replace(declaration, outcome=event.outcome))
     if event.outcome == "hit" and event.damage:
-        state = _damage(state, declaration.target, event.damage)
+        state = _hit(state, declaration.target, event.damage)
     return state
 
 
@@ -225,6 +239,19 @@ def _condition_set(state: State, event: ConditionSet) -> State:
     return _put(state, replace(fighter, conditions=replace(fighter.conditions, **change)))
 
 
+# --- gear: Burst areas and the ship (gear.py) --------------------------------------------------------------------
+
+
+def _burst_placed(state: State, event: BurstPlaced) -> State:
+    for target in event.targets:
+        state = _hit(state, target, event.damage)
+    return replace(state, pending_burst=None)
+
+
+def _ship_damaged(state: State, event: ShipDamaged) -> State:
+    return replace(state, ship_health=max(0, min(state.ship_health_max, state.ship_health + event.change)))
+
+
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     Declared: _declared,
     DeclarationChanged: _declaration_changed,
@@ -242,5 +269,7 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     HealthAdjusted: _health_adjusted,
     NovaAdjusted: _nova_adjusted,
     ConditionSet: _condition_set,
+    BurstPlaced: _burst_placed,
+    ShipDamaged: _ship_damaged,
     Revealed: evolve_revealed,
 }

@@ -8,12 +8,14 @@ from typing import Any
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
     AdvantagesUsed,
+    BurstPlaced,
     CollapseSpent,
     Declared,
     HealthAdjusted,
     Moved,
     NovaSpent,
     Resolved,
+    ShipDamaged,
     SkillRolled,
     TurnEnded,
 )
@@ -60,7 +62,7 @@ def facts(state: State, event: Event) -> Facts:
     if isinstance(event, SkillRolled):
         r = _roll(event.roll)
         succeeded = r.succeeded
-        damage = ((r.fighter, r.target, r.damage),) if succeeded and r.intent == "attack" and r.target else ()
+        damage = _attack_damage(r) if succeeded else ()
         return Facts(
             **base,
             actor=r.fighter,
@@ -82,8 +84,7 @@ def facts(state: State, event: Event) -> Facts:
         roll = _roll(state.last_roll)
         faces = tuple(event.face if i == event.die else f for i, f in enumerate(roll.faces))
         rescued = not has_doubles(faces)
-        hit = rescued and roll.intent == "attack" and roll.target
-        damage = ((roll.fighter, roll.target, roll.damage),) if hit else ()
+        damage = _attack_damage(roll) if rescued else ()
         return Facts(
             **base,
             actor=event.fighter,
@@ -111,8 +112,21 @@ def facts(state: State, event: Event) -> Facts:
         return Facts(**base, actor=event.fighter, extra={"nova_spent": event.points})
     if isinstance(event, CollapseSpent):
         return Facts(**base, actor=event.enemy, extra={"collapse_spent": event.points})
+    if isinstance(event, BurstPlaced):
+        hits = tuple((event.fighter, t, event.damage) for t in event.targets)
+        return Facts(**base, actor=event.fighter, damage=hits, extra={"burst_targets": len(event.targets)})
+    if isinstance(event, ShipDamaged):
+        return Facts(**base, actor="", extra={"ship_mi_change": event.change})
     actor = getattr(event, "fighter", "") or getattr(event, "target", "")
     return Facts(**base, actor=actor)
+
+
+def _attack_damage(r: Roll) -> tuple[tuple[str, str, int], ...]:
+    """A hit's damage facts: the target's (none yet for a Burst: the GM places it), and Draining's cost."""
+    if r.intent != "attack":
+        return ()
+    hit = ((r.fighter, r.target, r.damage),) if r.target and not r.burst else ()
+    return hit + ((("", r.fighter, r.drained),) if r.drained else ())
 
 
 # (key, label, GM-only): the Collapse pool is the GM's, so players see it only in a revealed log.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from combat.rules.burn_bryte.gear import Weapon
 from combat.rules.burn_bryte.state import Conditions, Fighter, State
 from combat.rules.burn_bryte.stats import DIE_SIZES, SKILLS, nova_box_key, skill_key
 from combat.rules.core import ATTACK_REVEALS, RuleError, Setting
@@ -54,17 +55,48 @@ SETTINGS = (
         "the ship's Livability Rating. Default: at the cap the ticked boxes wait for room, so no point is lost.",
     ),
     ATTACK_REVEALS,
+    Setting(
+        "typed_damage",
+        "Damage is typed on each attack instead of worked out from the weapon",
+        False,
+        help=(
+            'Default off: an attack deals 1 damage "unless a weapon or ability says more" (Extra Damage, Charge N, '
+            "Draining), read from the character sheet's weapon."
+        ),
+    ),
+    Setting(
+        "ship_dark_no_room",
+        "A dark ship gives no room: no new Advantages or Nova points while it is dark",
+        False,
+        help=(
+            'Default off: the notes say only "At 0 MI Health Levels the ship goes dark"; the table shows it and '
+            "the GM says what it means for the crew."
+        ),
+    ),
 )
 
 
-def initial_state(fighters: tuple[Fighter, ...], livability: int, settings: dict[str, Any]) -> State:
+def initial_state(
+    fighters: tuple[Fighter, ...], livability: int, settings: dict[str, Any], ship: tuple[str, int, int] = ("", 0, 0)
+) -> State:
+    """The opening state; `ship` is the party's ship as (name, MI Health Levels, maximum), empty without one."""
     if not any(f.side == "pc" for f in fighters):
         raise RuleError("An encounter needs at least one player character.")
     surprise = settings.get("surprise", "none")
     # PCs surprising all enemies skip Phase 1 of round 1.
     phase = 2 if surprise == "pcs" else 1
     capped = tuple(replace(f, nova_points=min(f.nova_points, livability)) if f.side == "pc" else f for f in fighters)
-    return State(fighters=capped, livability=livability, surprise=surprise, phase=phase, settings=dict(settings))
+    name, health, health_max = ship
+    return State(
+        fighters=capped,
+        livability=livability,
+        surprise=surprise,
+        phase=phase,
+        settings=dict(settings),
+        ship_name=name,
+        ship_health=max(0, min(health, health_max)),
+        ship_health_max=health_max,
+    )
 
 
 def fighter_from_sheet(
@@ -92,11 +124,26 @@ def fighter_from_sheet(
         nova_boxes=tuple(size for size in DIE_SIZES if stats.get(nova_box_key(size))),
         conditions=conditions,
         aware_of=aware_of,
+        shield=int(stats.get("shield", 0)),
+        shield_max=int(stats.get("shield_max", 0)),
+        weapon=weapon_from_sheet(stats),
+    )
+
+
+def weapon_from_sheet(stats: dict[str, Any]) -> Weapon:
+    """The sheet's weapon (its name is a one-entry list on the sheet)."""
+    raw = stats.get("weapon_name") or ()
+    return Weapon(
+        name=raw if isinstance(raw, str) else ", ".join(raw),
+        damage=int(stats.get("weapon_damage", 1)),
+        charge=int(stats.get("weapon_charge", 0)),
+        draining=bool(stats.get("weapon_draining")),
+        burst=int(stats.get("weapon_burst", 0)),
     )
 
 
 def write_back(state: State) -> dict[str, dict[str, Any]]:
-    """What persists on each PC's sheet after the encounter: Health Levels, conditions, Nova points and boxes.
+    """What persists on each PC's sheet after the encounter: Health Levels, shield, conditions, Nova points and boxes.
 
     Advantages and Collapse points end with the encounter, so they are not here.
     """
@@ -105,6 +152,7 @@ def write_back(state: State) -> dict[str, dict[str, Any]]:
         c = f.conditions
         out[f.id] = {
             "health": f.health,
+            "shield": f.shield,
             "nova_points": f.nova_points,
             **{nova_box_key(size): size in f.nova_boxes for size in DIE_SIZES},
             # A condition gained at 0 Health Levels and not yet named by the GM stays held ("?").

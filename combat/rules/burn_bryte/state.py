@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from math import perm
 
+from combat.rules.burn_bryte.gear import Weapon
 from combat.rules.burn_bryte.stats import SKILL_CATEGORIES
 from combat.rules.core import RuleError
 
@@ -75,6 +76,9 @@ class Fighter:
     aware_of: tuple[str, ...] = ()
     took_turn: bool = False
     collapse_note: str = ""
+    shield: int = 0  # personal shield: absorbs damage before Health Levels (gear.absorb)
+    shield_max: int = 0
+    weapon: Weapon = Weapon()
 
     @property
     def down(self) -> bool:
@@ -103,6 +107,9 @@ class Roll:
     target: str
     damage: int
     entered: bool = False
+    burst: int = 0  # Burst N: on a hit the GM picks every creature in the area (PlaceBurst)
+    drained: int = 0  # unblockable damage the attacker takes on a hit (Draining)
+    weapon: str = ""  # the weapon's name, for the log
 
     @property
     def succeeded(self) -> bool:
@@ -129,6 +136,23 @@ class State:
     last_roll: Roll | None = None
     settings: dict[str, str | int | bool] = field(default_factory=dict)
     ended: bool = False
+    # The party's ship in the fight (gear.py): its Magical Intelligence's Health Levels; none when ship_name is "".
+    ship_name: str = ""
+    ship_health: int = 0
+    ship_health_max: int = 0
+    pending_burst: Roll | None = None  # a Burst attack that hit, waiting for the GM to say who is in the area
+
+    @property
+    def ship_dark(self) -> bool:
+        """At 0 MI Health Levels the ship goes dark."""
+        return bool(self.ship_name) and self.ship_health <= 0
+
+    @property
+    def room(self) -> int:
+        """What caps Advantages and Nova points: the Livability Rating, or 0 on a dark ship if the GM so rules."""
+        if self.ship_dark and self.settings.get("ship_dark_no_room"):
+            return 0
+        return self.livability
 
     def fighter(self, fighter_id: str) -> Fighter:
         for f in self.fighters:

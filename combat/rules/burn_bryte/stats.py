@@ -1,6 +1,6 @@
 """Burn Bryte character stats: 18 skills rated d4–d12, Health Levels, Nova points and boxes, conditions."""
 
-from combat.rules.stats import BOOL, CHOICE, INT, Stat, StatSchema, die_choices
+from combat.rules.stats import BOOL, CHOICE, INT, TAGS, Stat, StatSchema, die_choices
 
 # Skill categories are data (the split follows the character sheet's order).
 SKILL_CATEGORIES = {
@@ -38,6 +38,47 @@ STATS = StatSchema(
         Stat("health", "Health Levels", INT, default=3, min=0, max=20, group="Health"),
         Stat("health_max", "Maximum Health Levels", INT, default=3, min=1, max=20, group="Health"),
         Stat("speed", "Speed (squares)", INT, default=5, min=0, max=30, group="Health"),
+        Stat("shield", "Personal shield", INT, default=0, min=0, max=20, group="Health", help="Absorbs damage first."),
+        Stat("shield_max", "Maximum personal shield", INT, default=0, min=0, max=20, group="Health"),
+        Stat("weapon_name", "Weapon", TAGS, default=[], group="Weapon", help="Its name; empty for unarmed."),
+        Stat(
+            "weapon_damage",
+            "Damage on a hit",
+            INT,
+            default=1,
+            min=1,
+            max=5,
+            group="Weapon",
+            help="1, or 2 with Extra Damage 2.",
+        ),
+        Stat(
+            "weapon_charge",
+            "Charge N",
+            INT,
+            default=0,
+            min=0,
+            max=12,
+            group="Weapon",
+            help="2 damage when the roll used at least N dice; 0 for none.",
+        ),
+        Stat(
+            "weapon_draining",
+            "Draining",
+            BOOL,
+            default=False,
+            group="Weapon",
+            help="May deal 2 by taking 1 unblockable.",
+        ),
+        Stat(
+            "weapon_burst",
+            "Burst N",
+            INT,
+            default=0,
+            min=0,
+            max=20,
+            group="Weapon",
+            help="One roll against every creature within N squares of a point; 0 for none.",
+        ),
         Stat(
             "nova_points",
             "Nova points",
@@ -105,7 +146,7 @@ STATS = StatSchema(
             help="−1 complexity on every roll (never below 2).",
         ),
     ),
-    capped=(("health", "health_max"),),
+    capped=(("health", "health_max"), ("shield", "shield_max")),
 )
 
 SUMMARY = ("health", "health_max", "nova_points", "speed")
