@@ -87,7 +87,9 @@ class EncounterForm(forms.Form):
                     help_text=setting.help,
                 )
             elif isinstance(setting.default, bool):
-                self.fields[name] = forms.BooleanField(label=setting.label, required=False, initial=setting.default)
+                self.fields[name] = forms.BooleanField(
+                    label=setting.label, required=False, initial=setting.default, help_text=setting.help
+                )
         self.table = tables.get(chosen)
         before = set(self.fields)
         self.table.build_form(self)

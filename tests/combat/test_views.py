@@ -15,6 +15,8 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
     page = gm_client.get(builder(campaign)).content.decode()
     assert "Luwe" in page and "Nivick" in page and "Surprise in round 1" in page
     assert "An unseen combatant is revealed when it attacks" in page
+    # An on/off setting says its default in the rules notes' words, as a choice does.
+    assert "Default off: a PC at 0 Health Levels cannot spend Nova points" in page
     response = gm_client.post(
         builder(campaign),
         {
