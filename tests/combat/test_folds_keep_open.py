@@ -19,9 +19,13 @@ def folds_without_keep_open(root: Path = TABLE_TEMPLATES) -> list[str]:
     found = []
     for path in sorted(root.rglob("*.html")):
         text = re.sub(r"{% comment %}.*?{% endcomment %}", "", path.read_text(), flags=re.S)
+        ids = re.findall(r'\bid="([^"]+)"', text)
         for tag in FOLD.findall(text):
-            if "data-keep-open" not in tag or not re.search(r'\bid="[^"]+"', tag):
+            fold_id = re.search(r'\bid="([^"]+)"', tag)
+            if "data-keep-open" not in tag or not fold_id:
                 found.append(f"{path.relative_to(root)}: {tag}")
+            elif ids.count(fold_id.group(1)) > 1:  # the choice is kept by id: it must name this fold alone
+                found.append(f"{path.relative_to(root)}: {tag} shares its id")
     return found
 
 
@@ -33,5 +37,9 @@ def test_the_check_finds_a_fold_that_would_close_on_the_next_update(tmp_path):
     (tmp_path / "x.html").write_text(
         '<details class="spend"><summary>Spend</summary></details>'
         '<details id="kept" data-keep-open><summary>Kept</summary></details>'
+        '<details id="twice" data-keep-open><summary>Spend</summary><select id="twice"></select></details>'
     )
-    assert folds_without_keep_open(tmp_path) == ['x.html: <details class="spend">']
+    assert folds_without_keep_open(tmp_path) == [
+        'x.html: <details class="spend">',
+        'x.html: <details id="twice" data-keep-open> shares its id',
+    ]
