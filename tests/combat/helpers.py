@@ -3,16 +3,21 @@
 import html as html_lib
 import re
 
-from combat import store
+from combat import services, store
 from combat.rules import registry
+from combat.rules.dice import ScriptedDice
+from combat.rules.stats import OVERRIDES
 
 
 def valid_sheet(model: str, **values) -> dict:
-    """A character sheet for `model`: its defaults with `values` over them, checked by the model's schema."""
+    """A character sheet for `model`: its defaults with `values` over them, checked by the model's schema.
+
+    A value for a derived stat (Defense, initiative DEX) is the GM's override: the fight uses it as given."""
     schema = registry.get(model).stats
     clean, errors = schema.validate({**schema.defaults(), **values})
-    assert not errors, errors
-    return clean
+    overrides, override_errors = schema.clean_overrides(values)
+    assert not errors and not override_errors, (errors, override_errors)
+    return {**clean, OVERRIDES: overrides} if overrides else clean
 
 
 def combatant_key(character, n=None) -> str:
@@ -24,6 +29,24 @@ def state_of(encounter):
     """The encounter's state as stored now."""
     encounter.refresh_from_db()
     return store.load_state(encounter)
+
+
+def submit(encounter, user, name, faces=(), **data):
+    """`user` posts the command `name` as the table's forms do, the server rolling `faces`; each post its own key."""
+    submit.n = getattr(submit, "n", 0) + 1  # each post its own idempotency key
+    key = f"h{submit.n}"
+    return services.submit(encounter.pk, user, name, data, key, from_form=True, dice=ScriptedDice(faces))
+
+
+def act(encounter, user, name, faces=(), **data) -> None:
+    """`submit`, which must be accepted."""
+    result = submit(encounter, user, name, faces, **data)
+    assert result.ok, result.error
+
+
+def page_text(html: str) -> str:
+    """The HTML's words, tags dropped, spaces squeezed (entities left as written)."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
 
 
 def unword(encounter) -> None:

@@ -7,7 +7,14 @@ Three scripted fights, played through the engine with scripted dice before the e
            to 0 Health Levels, an enemy no PC is aware of, the GM's health and condition changes, and an undo;
   ambush   enemies surprise the PCs (Phase 2 of round 1 skipped), Nova boxes filling to a point, physical dice,
            and an undone roll;
-  pcs_first the PCs surprise the enemies (Phase 3 of round 1 skipped), conditions changing complexity.
+  pcs_first the PCs surprise the enemies (Phase 3 of round 1 skipped), conditions changing complexity;
+  armed    enemies' declared weapons resolving in Phase 3 (Extra Damage with Draining, a Burst area, an unarmed
+           action), a PC's Draining paid on a failed roll (setting draining_on_miss), a shield absorbing and the
+           GM recharging it.
+and one recorded later, once combatants stood on squares (positions.py):
+  grid     the GM places everyone and moves a PC, free and rolled moves to squares, an attack within reach, an
+           enemy's split Phase 3 movement, a declared attack out of range confirmed as a miss and one resolved
+           anyway, and an undone placement.
 
 The committed JSON files are the fixtures: `python -m tests.combat.record_burn_bryte_logs` writes only the ones
 missing (a fixture is never recorded again by later code; that would hide a change in what a stored log replays to).
@@ -15,6 +22,7 @@ missing (a fixture is never recorded again by later code; that would hide a chan
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from combat.rules import burn_bryte as bb
@@ -157,7 +165,66 @@ def pcs_first() -> Fight:
     return t
 
 
-FIGHTS = {"raid": raid, "ambush": ambush, "pcs_first": pcs_first}
+def armed() -> Fight:
+    whip = {"weapon_name": ["drain whip"], "weapon_draining": True}
+    luwe = pc("luwe", "Luwe", 1, {"Ranged": 10}, shield=1, shield_max=2, **whip)
+    siphon = {"weapon_name": ["siphon cannon"], "weapon_damage": 2, "weapon_draining": True}
+    boss = bb.fighter_from_sheet("boss", "Nivick boss", "enemy", None, {"health": 3, "health_max": 3, **siphon}, ())
+    grenade = {"health": 2, "health_max": 2, "weapon_name": ["grenade"], "weapon_burst": 2}
+    captain = bb.fighter_from_sheet("captain", "Pirate captain", "enemy", None, grenade, ())
+    aware = ("luwe", "balla", "furo")
+    enemies = (replace(boss, aware_of=aware), replace(captain, aware_of=aware), enemy("grunt", "Pirate grunt", 1))
+    t = fight((luwe,) + crew()[1:3] + enemies, draining_on_miss=True)
+    t.do(bb.Declare(enemy="boss", target="luwe", text="fires"))
+    t.do(bb.Declare(enemy="captain", target="furo", text="lobs"))
+    t.do(bb.Declare(enemy="grunt", target="balla", text="shoves", unarmed=True))
+    t.do(bb.StartPlayers())
+    t.do(bb.ClaimTurn(actor="luwe"))
+    t.do(bb.SkillRoll(actor="luwe", skill="Ranged", intent="attack", target="grunt", drain=True), faces=[3, 3])
+    t.do(bb.ResolveFailure(choice="collapse"))
+    t.do(bb.SkipTurn(pc="balla"))
+    t.do(bb.ClaimTurn(actor="furo"))
+    t.do(bb.EndTurn(actor="furo"))
+    t.do(bb.StartEnemies())
+    t.do(bb.Resolve(declaration=1, outcome="hit", drain=True))  # 2 to Luwe through her shield; the boss pays 1
+    t.do(bb.Resolve(declaration=2, outcome="hit", targets=("furo", "balla", "grunt")))  # the grunt drops
+    t.do(bb.Resolve(declaration=3))  # the grunt is down: its action does not happen
+    t.do(bb.RechargeShield(target="luwe"))
+    t.do(bb.NextRound())
+    return t
+
+
+def grid() -> Fight:
+    t = fight(crew())
+    for who, square in (("luwe", "A1"), ("balla", "A3"), ("furo", "B5"), ("boss", "H1"), ("captain", "C2")):
+        t.do(bb.Place(fighter=who, to=square))
+    t.do(bb.Place(fighter="grunt", to="J9"))
+    t.undo()
+    t.do(bb.Place(fighter="grunt", to="J8"))
+    t.do(bb.Declare(enemy="boss", target="luwe", text="laser sword"))
+    t.do(bb.Declare(enemy="captain", target="balla", text="cutlass"))
+    t.do(bb.Declare(enemy="grunt", target="balla", text="slingshot"))
+    t.do(bb.StartPlayers())
+    t.do(bb.ClaimTurn(actor="luwe"))
+    t.do(bb.FreeMove(actor="luwe", to="B2"))
+    t.do(bb.SkillRoll(actor="luwe", skill="Melee", intent="attack", target="captain"), faces=[1, 7])
+    t.do(bb.EndTurn(actor="luwe"))
+    t.do(bb.ClaimTurn(actor="furo"))
+    t.do(bb.SkillRoll(actor="furo", skill="Athletics", intent="move", note="sprints"), faces=[2, 5])
+    t.do(bb.FreeMove(actor="furo", to="F5"))
+    t.do(bb.EndTurn(actor="furo"))
+    t.do(bb.SkipTurn(pc="balla"))
+    t.do(bb.StartEnemies())
+    t.do(bb.MoveEnemy(enemy="boss", to="I1"))  # before its action: 7 squares from Luwe
+    t.do(bb.Resolve(declaration=1, outcome="missed"))  # out of range, the GM confirms
+    t.do(bb.MoveEnemy(enemy="boss", to="F1"))  # after it: 4 squares of its 5 in all
+    t.do(bb.Resolve(declaration=2, outcome="hit"))
+    t.do(bb.Resolve(declaration=3, outcome="hit"))  # 9 squares away: the GM resolves it anyway
+    t.do(bb.NextRound())
+    return t
+
+
+FIGHTS = {"raid": raid, "ambush": ambush, "pcs_first": pcs_first, "armed": armed, "grid": grid}
 
 
 def main() -> None:

@@ -1,12 +1,13 @@
 """How the HERO System stored-log fixtures (tests/combat/fixtures/logs/hero-*.json) were made.
 
-Three scripted fights, played through the engine with scripted dice before the engine was split into a package:
+Four scripted fights, played through the engine with scripted dice before the engine was split into a package:
   brawl   attacks that hit and miss, damage, Stunned and knocked out, Recovery actions and the post-segment-12
           recovery, the GM's pool adjustments and recovery flag, an enemy no PC is aware of, and an undone action;
   holds   DEX ties ordered by the GM, physical dice, held actions (to a DEX, a segment, a trigger) released,
           contested, aborted with and lost, aborts off-phase, a SPD change locked in, Stunned mid-phase;
   rolloff DEX ties rolled off (an unseen enemy among them), SPD 1 waiting for segment 7, SPD changing next turn,
-          END for STR at 1 per 5, a knocked-out enemy recovering in its phases, and an undone attack.
+          END for STR at 1 per 5, a knocked-out enemy recovering in its phases, and an undone attack;
+  turns   (issue 19) held actions the engine offers and their triggers, moves by RUN, Presence attacks' effects.
 
 The committed JSON files are the fixtures: `python -m tests.combat.record_hero_logs` writes only the ones missing
 (a fixture is never recorded again by later code; that would hide a change in what a stored log replays to).
@@ -17,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from combat.rules import hero as h
+from combat.rules.stats import OVERRIDES
 from tests.combat.scripted_fight import Fight
 from tests.combat.stored_logs import FIXTURES, record
 
@@ -24,7 +26,11 @@ from tests.combat.stored_logs import FIXTURES, record
 def sheet(
     key: str, name: str, side: str = "pc", owner: int | None = 1, aware: tuple[str, ...] = ("ogre",), **stats: int
 ) -> Any:
-    return h.fighter_from_sheet(key, name, side, owner if side == "pc" else None, stats, aware)
+    """A fighter from a sheet; an initiative DEX given here is the GM's override (the sheet derives it from DEX)."""
+    sheet: dict[str, Any] = dict(stats)
+    if "initiative_dex" in sheet:
+        sheet[OVERRIDES] = {"initiative_dex": sheet.pop("initiative_dex")}
+    return h.fighter_from_sheet(key, name, side, owner if side == "pc" else None, sheet, aware)
 
 
 def ana(aware: tuple[str, ...] = ("ogre",), **kw: int) -> Any:
@@ -128,7 +134,21 @@ def holds() -> Fight:
     t.do(h.OrderTies(order=("cy", "bo")))
     t.do(h.Hold(actor="cy", until="dex", dex=5))
     t.do(h.Act(actor="bo", kind="half", text="aims"))
-    t.do(h.ContestHold(holder="cy"), faces=[3, 3, 3, 4, 4, 4])  # Cy makes it by 2, Bo by 0: Cy goes first
+    # Recorded before holds until a DEX were enforced (issue 19): today Cy cannot act before DEX 5 comes round,
+    # so this contest with Bo's phase (DEX 14) is refused; its events stay as the rules of then decided them.
+    # Cy made it by 2, Bo by 0: Cy went first.
+    t.as_decided_then(
+        h.HoldContested(
+            holder="cy",
+            other="bo",
+            holder_roll=(3, 3, 3),
+            other_roll=(4, 4, 4),
+            holder_target=11,
+            other_target=12,
+            winner="cy",
+        )
+    )
+    t.as_decided_then(h.Released(fighter="cy"))
     t.do(h.Attack(actor="cy", target="ogre", dice=2), faces=[3, 3, 3, 2, 2])
     t.do(h.Act(actor="bo", kind="half", text="fires"))
     t.do(h.Hold(actor="ogre", until="trigger", trigger="Ana moves"))
@@ -142,7 +162,8 @@ def holds() -> Fight:
     t.do(h.Abort(actor="ogre", action="dodge", text="ducks behind the crates"))
     t.do(h.NextSegment())  # segment 6: Ana recovers from Stunned, the ogre's phase went on the abort
     t.do(h.ChangeSpd(target="ana", spd=5))
-    t.do(h.NextSegment())
+    # Segment 7: today the engine also offers Bo his held action here (issue 19); recorded before it did.
+    t.as_decided_then(h.SegmentStarted(turn=2, segment=7))
     t.do(h.AbortOther(actor="bo", text="pulls Cy clear"))
     t.do(h.NextSegment())
     while t.state.floor != "cy":
@@ -196,7 +217,49 @@ def rolloff() -> Fight:
     return t
 
 
-FIGHTS = {"brawl": brawl, "holds": holds, "rolloff": rolloff}
+def turns() -> Fight:
+    """Issue 19: holds the engine offers (a DEX, a segment, someone's attack, phase and move), kept and acted on;
+    half and full moves by RUN; Presence attacks at each effect level, applied (an unseen enemy among them)."""
+    lurker = sheet("lurker", "Lurker", side="enemy", aware=("ana",), spd=2, initiative_dex=12, pre=25)
+    t = Fight(h, h.initial_state((ana(pre=20, run=10), bo(), ogre(pre=15), lurker), {}))
+    t.do(h.NextSegment())  # turn 1, segment 12: Ana, Bo, Lurker, Ogre
+    t.do(h.Move(actor="ana", metres=5, text="to the rail"))  # a half move
+    t.do(h.Hold(actor="ana", until="trigger", on="attacks", whom="ogre"))
+    t.do(h.Hold(actor="bo", until="dex", dex=11))  # offered once the Lurker (DEX 12) has gone
+    t.do(h.PresenceAttack(actor="lurker", target="ana", text="a hiss"), faces=[6, 6, 6, 6, 1])  # 25: impressed
+    t.do(h.Move(actor="lurker", metres=12))  # a full move; Bo's DEX 11 comes round
+    t.do(h.KeepHolding(actor="bo"))
+    t.do(h.Attack(actor="ogre", target="bo", dice=2), faces=[3, 3, 3, 1, 2])  # Ana's moment: the Ogre attacks
+    t.do(h.Release(actor="ana"))
+    t.do(h.PresenceAttack(actor="ana", target="ogre", text="Yield!"), faces=[6, 6, 6, 6])  # 24 against 15: impressed
+    t.do(h.EndPhase(actor="ana"))
+    t.do(h.Release(actor="bo"))
+    t.do(h.Move(actor="bo", metres=3))
+    t.do(h.Move(actor="bo", metres=3))  # two half moves end the phase
+    t.do(h.NextSegment())  # turn 2, segment 3: Ana
+    t.do(h.PresenceAttack(actor="ana", target="ogre", dice_mod=2), faces=[6, 6, 6, 6, 6, 6])  # 36: awed
+    t.do(h.Hold(actor="ana", until="segment", segment=5))
+    t.do(h.NextSegment())  # segment 4: Bo
+    t.do(h.Hold(actor="bo", until="trigger", on="acts", whom="ana"))
+    t.do(h.NextSegment())  # segment 5: Ana's hold is offered
+    t.do(h.Release(actor="ana"))
+    t.do(h.Move(actor="ana", metres=8))
+    t.do(h.NextSegment())  # segment 6: Ana's phase offers Bo his held action
+    t.do(h.Release(actor="bo"))
+    t.do(h.PresenceAttack(actor="bo", target="ogre"), faces=[6, 6])  # 12 against 15: no effect
+    t.do(h.Act(actor="bo", kind="full", text="tackles"))
+    t.do(h.EndPhase(actor="ana"))
+    t.do(h.PresenceAttack(actor="lurker", target="ana", dice_mod=1), faces=[6] * 6)  # 36 against 20: very impressed
+    t.do(h.EndPhase(actor="lurker"))  # and the awed Ogre's phase is lost
+    t.do(h.NextSegment())  # segment 8: Bo
+    t.do(h.EndPhase(actor="bo"))
+    t.do(h.NextSegment())  # segment 9: Ana, very impressed, has only half a phase
+    t.do(h.Move(actor="ana", metres=2))
+    t.do(h.NextSegment())
+    return t
+
+
+FIGHTS = {"brawl": brawl, "holds": holds, "rolloff": rolloff, "turns": turns}
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """How the SW5e stored-log fixtures (tests/combat/fixtures/logs/sw5e-*.json) were made.
 
-Three scripted fights played through the SW5e engine's `decide` and `evolve` with scripted dice, the way the service
+Scripted fights played through the SW5e engine's `decide` and `evolve` with scripted dice, the way the service
 plays them: set-up and initiative, a battle against an NPC ship whose numbers are GM-only, and a fight with public
 enemy numbers and the other settings changed. Between them they write every SW5e event kind and `Undone` markers.
 The committed JSON files are the fixtures; this module only shows how they came about. Running it
@@ -298,11 +298,48 @@ def weapon_fire() -> Fight:
     return fight
 
 
+def at_zero_hull() -> Fight:
+    """Ships at 0 hull points (issue 18): the Hawk disabled with system damage, damage at 0 hull, a destruction
+    save as its turn starts, a crew member failing and another managing to stabilise it, a Patch above 0 that
+    clears the tally; the frigate explodes at 0 under the npc_at_zero setting; the GM undoes a save's damage."""
+    ships = [hawk(reactor="fuel_cell", hull=10, shields=0), frigate()]
+    fight = Fight(sw.initial_state(ships, crew(), {"npc_at_zero": "destroyed"}))
+    fight.do(sw.RollInitiative(actor="kira"), faces=[15])
+    fight.do(sw.RollInitiative(actor="dex"), faces=[10])
+    fight.do(sw.RollInitiative(actor="mira"), faces=[12])
+    fight.do(sw.SetShipInitiative(ship="frigate", value=5))
+    fight.do(sw.StartCombat())
+    fight.do(sw.DistributePower(actor="kira"))
+    fight.do(sw.Damage(ship="hawk", amount=10, by="frigate"))  # disabled: system damage level 1
+    fight.turn("kira", sw.TakeAction(actor="kira", action="direct"))
+    fight.do(sw.EndShipTurn(actor="kira"), faces=[1])
+    fight.do(sw.DistributePower(central=1))
+    fight.do(sw.Damage(ship="hawk", amount=3))  # at 0 hull: a failed save, level 2
+    fight.do(sw.Damage(ship="hawk", amount=2))
+    fight.undo()  # the GM takes the second hit back
+    fight.turn("vrask")
+    fight.turn("tolo")
+    fight.do(sw.EndShipTurn(), faces=[11])  # round 2: the Hawk's destruction save, a success
+    fight.do(sw.StartCrewTurn(actor="dex"))
+    fight.do(sw.Stabilise(actor="dex", modifier=2), faces=[5])  # 7: not enough
+    fight.do(sw.EndCrewTurn(actor="dex"))
+    fight.do(sw.StartCrewTurn(actor="mira"))
+    fight.do(sw.Stabilise(actor="mira", modifier=4), faces=[9])  # 13: stable
+    fight.do(sw.EndCrewTurn(actor="mira"))
+    fight.do(sw.StartCrewTurn(actor="kira"))
+    fight.do(sw.TakeAction(actor="kira", action="patch"), faces=[5])  # 5 + 1: above 0, no longer disabled
+    fight.do(sw.EndCrewTurn(actor="kira"))
+    fight.do(sw.EndShipTurn(actor="kira"), faces=[2])
+    fight.do(sw.Damage(ship="frigate", amount=23 + 47, by="hawk"))  # an NPC ship at 0 hull explodes
+    return fight
+
+
 FIGHTS = {
     "setup-and-power": setup_and_power,
     "hidden-enemy": hidden_enemy,
     "public-numbers": public_numbers,
     "weapon-fire": weapon_fire,
+    "at-zero-hull": at_zero_hull,
 }
 
 

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from combat.rules import burn_bryte as bb
 from combat.rules.core import MARKERS, Ended, Logged, RuleError, Undone, active_events, from_json, replay, to_json
 from combat.rules.dice import ScriptedDice
+from combat.rules.free_roll import FreeRoll
+from tests.combat.free_rolls import dice_in, random_free_roll
 from tests.conftest import examples
 
 
@@ -42,19 +44,24 @@ class Table:
         self.state = state
         self.log = []
         self.commands = []  # every command the rules accepted, in order
+        self.batches = {}  # seq -> the seqs of every event its command made (undo takes back the whole command)
 
     def do(self, command, faces=()):
         dice = ScriptedDice(faces)
         events = bb.decide(self.state, command, dice)
         assert dice.left == 0, "every scripted die is used"
         self.commands.append(command)
+        batch = tuple(range(len(self.log) + 1, len(self.log) + 1 + len(events)))
         for event in events:
             self.log.append(Logged(seq=len(self.log) + 1, event=event))
+            self.batches[self.log[-1].seq] = batch
             self.state = bb.evolve(self.state, event)
         return events
 
     def undo_last(self):
-        self.log.append(Logged(seq=len(self.log) + 1, event=Undone(seqs=(self.log[-1].seq,))))
+        last = self.log[-1].seq
+        seqs = self.batches.get(last, (last,))
+        self.log.append(Logged(seq=len(self.log) + 1, event=Undone(seqs=seqs)))
         self.state = replay(bb.evolve, self.initial, self.log)
 
 
@@ -350,7 +357,8 @@ ACTIONS = st.lists(
         st.sampled_from(
             [
                 *("roll", "move", "end", "end", "fail_ok", "adv", "undo", "phase"),
-                *("claim", "claim", "claim", "pick", "pick", "skip", "hurt", "heal", "nova", "use_adv"),
+                *("claim", "claim", "claim", "pick", "pick", "skip", "hurt", "heal", "nova", "use_adv", "free"),
+                *("place", "goto", "enemy_move", "roll_move"),  # positions on a grid (positions.py)
             ]
         ),
         st.integers(0, 2),
@@ -396,6 +404,18 @@ def test_random_play_keeps_every_invariant(actions):
                 assert len(e.roll.faces) == before + 2  # the k-th roll of a turn uses k+1 dice
             elif what == "move" and s.turn:
                 t.do(bb.FreeMove(actor=s.turn, squares=1 + seed % 5))
+            elif what == "place":
+                t.do(bb.Place(fighter=(pcs + ["boss"])[seed % 4], to=f"{'ABCDEFGH'[seed % 8]}{1 + who + seed % 6}"))
+            elif what == "goto" and s.turn:
+                t.do(bb.FreeMove(actor=s.turn, to=f"{'ABCDEFGH'[seed % 8]}{1 + seed % 8}"))
+            elif what == "roll_move" and s.turn:
+                f = s.fighter(s.turn)
+                skill = sorted(f.skills)[0]
+                n = s.complexity(f, skill)
+                faces = [1 + i % f.skills[skill] for i in range(n)]  # doubles once the dice outnumber the faces
+                t.do(bb.SkillRoll(actor=s.turn, skill=skill, intent="move"), faces=faces)
+            elif what == "enemy_move":
+                t.do(bb.MoveEnemy(enemy="boss", to=f"{'ABCDEFGH'[seed % 8]}{1 + seed % 8}"))
             elif what == "end" and s.turn:
                 t.do(bb.EndTurn(actor=s.turn))
             elif what == "fail_ok":
@@ -420,6 +440,10 @@ def test_random_play_keeps_every_invariant(actions):
                 t.do(bb.UseAdvantages(actor=pcs[who], points=1))
             elif what == "skip":
                 t.do(bb.SkipTurn(pc=pcs[who]))
+            elif what == "free":  # a free roll, any time: it changes nothing
+                roll = random_free_roll(pcs, seed)
+                t.do(roll, faces=[rng.randint(1, 4) for _ in range(dice_in(roll.notation))])
+                assert t.state == s
             elif what in ("hurt", "heal"):
                 t.do(bb.AdjustHealth(target=pcs[who], change=-1 - seed % 3 if what == "hurt" else 1))
             elif what == "undo" and t.log:
@@ -433,6 +457,8 @@ def test_random_play_keeps_every_invariant(actions):
         for f in st_.fighters:
             assert 0 <= f.health <= f.health_max
             assert 0 <= f.nova_points <= st_.livability
+            assert 0 <= f.moved <= f.speed  # an enemy moves at most its speed in a Phase 3
+        assert st_.moves_left >= 0
         assert replay(bb.evolve, t.initial, t.log) == st_  # replay of the log equals the live state
         # A PC at 0 Health Levels takes no actions: their turn is over unless a failed roll awaits the GM.
         assert not st_.turn or not st_.fighter(st_.turn).down or st_.pending_failure
@@ -730,12 +756,15 @@ def _play_every_kind(start):
     lurker = enemy("lurker", "Lurker", aware=())  # no PC is aware of it until the GM reveals it
     grenade = bb.Weapon(name="grenade", burst=2)  # furo's Burst weapon (gear)
     fighters = tuple(replace(f, weapon=grenade) if f.id == "furo" else f for f in (*start.fighters, lurker))
+    fighters = tuple(replace(f, shield_max=2) if f.id == "balla" else f for f in fighters)  # a spent shield
     t = Table(bb.initial_state(fighters, 3, {"entered_dice": True, "typed_damage": True}, ship=("Ark", 3, 3)))
+    t.do(bb.Place(fighter="luwe", to="A1"))  # positions: Luwe and the boss adjacent, the rest off the grid
+    t.do(bb.Place(fighter="boss", to="B2"))
     declare_all(t)
     t.do(bb.Declare(enemy="boss", target="luwe", text="claw", extra=True))
     t.do(bb.ChangeDeclaration(declaration=1, target="furo", text="plasma whip"))
     t.do(bb.ClaimTurn(actor="luwe"))
-    t.do(bb.FreeMove(actor="luwe", squares=3))
+    t.do(bb.FreeMove(actor="luwe", to="A2"))  # still beside the boss
     t.do(bb.SkillRoll(actor="luwe", skill="Knowledge", intent="advantage", note="reads the map"), faces=[1, 2])
     t.do(bb.SkillRoll(actor="luwe", skill="Melee", intent="attack", target="boss", damage=2, entered=(3, 3, 1)))
     t.do(bb.SpendAdvantage(actor="luwe", die=0), faces=[5])
@@ -744,7 +773,7 @@ def _play_every_kind(start):
     t.do(bb.SkillRoll(actor="balla", skill="Presence", intent="defend", target="3"), faces=[2, 2])
     t.do(bb.ResolveFailure(choice="collapse"))
     t.do(bb.PickNext(actor="balla", next="furo"))
-    t.do(bb.SkillRoll(actor="furo", skill="Athletics", intent="attack", drain=False), faces=[1, 2])
+    t.do(bb.SkillRoll(actor="furo", skill="Athletics", intent="attack", at="C3"), faces=[1, 2])  # a Burst's point
     t.do(bb.PlaceBurst(targets=("captain",)))
     t.do(bb.DamageShip(change=-1))
     t.do(bb.EndTurn(actor="furo"))
@@ -753,7 +782,9 @@ def _play_every_kind(start):
     t.do(bb.AdjustHealth(target="balla", change=-1))
     t.do(bb.AdjustNova(target="luwe", change=1))
     t.do(bb.SetCondition(target="balla", slot="neg_moderate", value="Social"))
+    t.do(bb.RechargeShield(target="balla", points=1))
     t.do(bb.StartEnemies())
+    t.do(bb.MoveEnemy(enemy="boss", to="C3"))
     for d in t.state.declarations:
         t.do(bb.Resolve(declaration=d.id, outcome="missed" if d.enemy == "captain" else "hit"))
     t.do(bb.NextRound())
@@ -767,6 +798,7 @@ def _play_every_kind(start):
     t.do(bb.SpendNova(actor="luwe", points=1, roll=True, note="star lance"))  # a Nova ability with a roll
     t.do(bb.SkillRoll(actor="luwe", skill="Knowledge", intent="advantage"), faces=[1, 2])
     t.do(bb.UseAdvantages(actor="furo", points=1, note="rally"))  # out of turn, from the party's pool
+    t.do(FreeRoll(actor="luwe", notation="3d8", show="self"), faces=[1, 2, 2])
     return t
 
 

@@ -11,6 +11,9 @@ from hypothesis import strategies as st
 from combat.rules import hero as h
 from combat.rules.core import Logged, RuleError, Undone, active_events, from_json, replay, to_json
 from combat.rules.dice import Dice, ScriptedDice
+from combat.rules.free_roll import FreeRoll
+from tests.combat.free_rolls import random_free_roll
+from tests.combat.record_hero_logs import sheet
 from tests.conftest import examples
 
 # The speed chart exactly as the reference notes print it (/work/shared/rules/hero-speed-chart.md).
@@ -43,10 +46,6 @@ def _notes_chart() -> dict[int, tuple[int, ...]]:
 
 
 CHART = _notes_chart()
-
-
-def sheet(key, name, side="pc", owner=1, aware=("ogre",), **stats):
-    return h.fighter_from_sheet(key, name, side, owner if side == "pc" else None, stats, aware)
 
 
 def ana(**kw):
@@ -141,9 +140,12 @@ class Table:
         return self.state.fighter(fid)
 
     def finish_segment(self):
-        """Everyone still to act this segment lets the phase go by."""
-        while self.state.floor:
-            self.do(h.EndPhase(actor=self.state.floor))
+        """Everyone still to act this segment lets the phase go by (and a holder offered the moment waits on)."""
+        while self.state.floor or self.state.offers:
+            if self.state.offers:
+                self.do(h.KeepHolding(actor=self.state.offers[0]))
+            else:
+                self.do(h.EndPhase(actor=self.state.floor))
 
     def next(self, faces=()):
         self.finish_segment()
@@ -313,8 +315,9 @@ def test_a_hold_to_a_segment_keeps_that_segment_from_being_skipped():
     t.go_to(2, 3)
     t.do(h.Hold(actor="ana", until="segment", segment=5))
     t.go_to(2, 4)
-    [start] = t.next()
+    [start, offer] = t.next()
     assert (start.segment, start.order) == (5, ())
+    assert offer == h.HoldOffered(fighter="ana", why="segment")
     t.do(h.Release(actor="ana"))
     t.do(h.Act(actor="ana", kind="full", text="runs to the door"))
     assert t.state.strip("ana")[2] == "acted"
@@ -507,8 +510,9 @@ def test_hold_until_a_lower_dex_or_a_segment_before_the_next_phase():
         t.do(h.Hold(actor="ana", until="trigger", trigger="  "))
     with pytest.raises(RuleError, match="Bo can hold only the phase now open"):
         t.do(h.Hold(actor="bo"))
-    [e] = t.do(h.Hold(actor="ana", until="dex", dex=8))
+    [e, offer] = t.do(h.Hold(actor="ana", until="dex", dex=8))
     assert e.held.dex == 8 and said(t, e) == "Ana holds the action until DEX 8."
+    assert offer.fighter == "ana"  # nobody else acts in segment 3: DEX 8 comes round at once
 
 
 def test_the_holder_or_the_gm_releases_and_the_held_action_interrupts_the_phase_in_order():
@@ -957,8 +961,13 @@ def test_every_event_reads_as_one_sentence():
     t.do(h.Act(actor="ana", kind="half", text="draws"))
     t.do(h.Attack(actor="ana", target="ogre", dice=2), faces=[3, 3, 3, 2, 2])
     t.do(h.Hold(actor="bo", until="dex", dex=5))
+    t.do(h.PresenceAttack(actor="ogre", target="bo"), faces=[3, 4])
+    t.do(h.EndPhase(actor="ogre"))  # DEX 5 comes round: Bo is offered the moment
+    t.do(h.KeepHolding(actor="bo"))
     t.do(h.Release(actor="bo"))
-    t.do(h.TakeRecovery(actor="bo"))
+    t.do(h.Move(actor="bo", metres=2))
+    t.do(h.PresenceAttack(actor="bo", target="ogre"), faces=[6, 6])
+    t.do(h.Act(actor="bo", kind="half"))
     t.do(h.SetNoRecovery(target="ogre"))
     t.do(h.ChangeSpd(target="ogre", spd=3))
     t.next()
@@ -974,6 +983,9 @@ def test_every_event_reads_as_one_sentence():
     tied.do(h.ContestHold(holder="bo"), faces=[1, 2, 3, 6, 6, 6])
     hidden = started(ana(), ogre(), sheet("lurker", "Lurker", side="enemy", aware=("ana",)))
     hidden.do(h.Reveal(fighter="lurker"))
+    hidden.do(FreeRoll(actor="ana", notation="2d6+1"), faces=[4, 2])
+    hidden.do(h.PresenceAttack(actor="ana", target="ogre", dice_mod=2), faces=[6, 6, 6, 6])  # very impressed
+    hidden.go_to(2, 9)  # the Ogre's phase in segment 6 opens with only half a phase
     kinds = set()
     for table_ in (t, tied, hidden):
         for item in table_.log:
@@ -1025,9 +1037,11 @@ def test_an_encounter_needs_a_pc_and_clean_settings():
         "str_end",
         "hold_collision",
         "entered_dice",
+        "presence_against",
+        "presence_effects",
         "attack_reveals",
     }
-    assert [s.default for s in h.SETTINGS] == ["gm", True, "lockout", 10, "gm", False, True]
+    assert [s.default for s in h.SETTINGS] == ["gm", True, "lockout", 10, "gm", False, "pre", True, True]
 
 
 def test_state_events_and_commands_round_trip_through_json():
@@ -1099,6 +1113,11 @@ MOVES = [
     "norec",
     "contest",
     "gm_abort",
+    "free",
+    "move",
+    "presence",
+    "keep",
+    "hold",
 ]
 PLAY = st.lists(st.tuples(st.sampled_from(MOVES), st.integers(0, 3), st.integers(0, 10_000)), max_size=80)
 SETTINGS = st.fixed_dictionaries(
@@ -1108,6 +1127,8 @@ SETTINGS = st.fixed_dictionaries(
         "hold_collision": st.sampled_from(["gm", "roll"]),
         "spd1_opening": st.booleans(),
         "str_end": st.sampled_from([5, 10]),
+        "presence_against": st.sampled_from(["pre", "ego", "higher"]),
+        "presence_effects": st.booleans(),
     }
 )
 
@@ -1117,15 +1138,20 @@ def _play(t, move, pick, seed):
     Refusals are fine, as long as they are a sentence."""
     dice = SeededDice(seed)
     if move == "next":
-        while t.state.floor:
-            t.run(h.EndPhase(actor=t.state.floor), dice)
+        while t.state.floor or t.state.offers:
+            if t.state.offers:
+                t.run(h.KeepHolding(actor=t.state.offers[0]), dice)
+            else:
+                t.run(h.EndPhase(actor=t.state.floor), dice)
         command = h.NextSegment()
     else:
         command = _command(t.state, move, pick, seed)
+    before, logged = t.state, len(t.log)
     try:
         t.run(command, dice)
     except RuleError as exc:
         assert str(exc) and str(exc)[0].isupper() and str(exc).endswith(".")
+        assert (t.state, len(t.log)) == (before, logged)  # a refused command changes nothing
 
 
 def _command(state, move, pick, seed):
@@ -1133,6 +1159,8 @@ def _command(state, move, pick, seed):
     ids = [f.id for f in state.fighters]
     someone = ids[pick % len(ids)]
     floor = state.floor or someone
+    if move == "free":
+        return random_free_roll([f.id for f in state.pcs()], seed)
     if move == "act":
         return h.Act(
             actor=floor,
@@ -1152,8 +1180,23 @@ def _command(state, move, pick, seed):
     if move == "recovery":
         return h.TakeRecovery(actor=floor)
     if move == "hold":
-        until = rng.choice(["", "dex", "segment", "trigger"])
-        return h.Hold(actor=floor, until=until, dex=rng.randint(0, 12), segment=rng.randint(1, 12), trigger="a sign")
+        until = rng.choice(["", "dex", "segment", "trigger", "trigger"])
+        on = rng.choice(["", "", "acts", "attacks", "moves"]) if until == "trigger" else ""
+        return h.Hold(
+            actor=floor,
+            until=until,
+            dex=rng.randint(0, 12),
+            segment=rng.randint(1, 12),
+            trigger="a sign",
+            on=on,
+            whom=rng.choice(ids) if on else "",
+        )
+    if move == "move":
+        return h.Move(actor=floor, metres=rng.choice([1, 3, 6, 7, 12, 20]))
+    if move == "presence":
+        return h.PresenceAttack(actor=someone, target=rng.choice(ids), dice_mod=rng.randint(-2, 3))
+    if move == "keep":
+        return h.KeepHolding(actor=state.offers[0] if state.offers else someone)
     if move == "release":
         holders = [f.id for f in state.fighters if f.held]
         return h.Release(actor=holders[pick % len(holders)] if holders and pick else someone)
@@ -1192,7 +1235,7 @@ def _phases_used(initial, log):
             key = "abort"
         elif isinstance(e, h.Released):
             key = ("phase", state.fighter(actor).held.since)
-        elif isinstance(e, (h.Acted, h.Attacked)) and not (isinstance(e, h.Acted) and e.action == "none"):
+        elif isinstance(e, (h.Acted, h.Attacked, h.Moved)) and not (isinstance(e, h.Acted) and e.action == "none"):
             key = ("phase", state.acting_since if state.acting == actor else state.now)
         if key is not None:
             used.setdefault((actor, state.now), set()).add(key)
@@ -1236,9 +1279,10 @@ def test_random_play_keeps_every_invariant(setting_values, play):
         s = t.state
         assert replay(h.evolve, t.initial, t.log) == s  # replay of the log equals the live state
         assert s.cursor <= len(s.order)
+        assert all(s.fighter(fid).held for fid in s.offers) and len(set(s.offers)) == len(s.offers)
         if s.floor:  # whoever has the floor can act
             f = s.fighter(s.floor)
-            assert not f.knocked_out and not f.stunned
+            assert not f.knocked_out and not f.stunned and f.presence < 3
             assert not (f.forfeit and s.floor == s.active)
         for f in s.fighters:
             assert f.stun <= f.stun_max and f.end <= f.end_max and f.body <= f.body_max

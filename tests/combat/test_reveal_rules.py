@@ -196,7 +196,9 @@ EX_ZERO = dict.fromkeys(ex.ABILITIES, 0)
 def ex_start(**settings_):
     def fighter(id, name, side, owner=None, **kw):
         abilities = {**EX_ZERO, "Accuracy": 3, "Dexterity": 2}
-        return ex.Fighter(id=id, name=name, side=side, owner=owner, abilities=abilities, defense=11, **kw)
+        return ex.Fighter(
+            id=id, name=name, side=side, owner=owner, abilities=abilities, defense=11, weapons=("pistol",), **kw
+        )  # the pistol in hand from the start
 
     fighters = (
         fighter("luwe", "Luwe", "pc", 1, aware_of=("thug",)),
@@ -277,7 +279,7 @@ def hero_start(**settings_):
         sheet("ana", "Ana", "pc", 1, ("ogre",), dex=18, initiative_dex=18),
         sheet("bo", "Bo", "pc", 2, ("ogre",)),
         sheet("ogre", "Ogre", "enemy", None, ("ana", "bo"), dex=11, initiative_dex=11),
-        sheet("lurker", "Lurker", "enemy", None, ("ana", "bo"), initiative_dex=30),
+        sheet("lurker", "Lurker", "enemy", None, ("ana", "bo"), overrides={"initiative_dex": 30}),
     )
     t = Log(h, h.initial_state(fighters, settings_))
     t.do(h.NextSegment())  # segment 12 of turn 1: everyone acts, the Lurker first (DEX 30)

@@ -14,7 +14,7 @@ from combat.rules import registry
 from combat.rules.burn_bryte import stats as burn_bryte
 from combat.rules.expanse import stats as expanse
 from combat.rules.hero import stats as hero
-from combat.rules.stats import BOOL, CHOICE, INT, TAGS
+from combat.rules.stats import BOOL, CHOICE, INT, TAGS, TEXT
 from combat.rules.sw5e import ship as sw5e
 from tests.conftest import examples
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "combat" / "rules"
 
 SCHEMAS = {key: model.stats for key, model in registry.MODELS.items()}
-ALL_STATS = [(key, stat) for key, schema in SCHEMAS.items() for stat in schema.stats]
+ALL_STATS = [(key, stat) for key, schema in SCHEMAS.items() for stat in schema.typed]  # derived stats are not typed
 INT_STATS = [(key, stat) for key, stat in ALL_STATS if stat.kind == INT]
 BOUNDED_INT_STATS = [(key, stat) for key, stat in INT_STATS if stat.min is not None and stat.max is not None]
 CHOICE_STATS = [(key, stat) for key, stat in ALL_STATS if stat.kind == CHOICE]
@@ -243,6 +243,19 @@ def test_current_above_the_default_maximum_is_refused():
     assert_sentence(errors["health"], "Health Levels", "3")
 
 
+def test_a_text_stat_tidies_spaces_and_says_when_it_is_too_long():
+    from combat.rules.sw5e import stats as sw5e_stats
+
+    stat = sw5e_stats.STATS.get("bonus_action_for")
+    assert stat.clean("  Second   Wind ") == "Second Wind" and stat.clean(None) == ""
+    with pytest.raises(ValueError) as too_long:
+        stat.clean("Force " * 11)
+    assert_sentence(str(too_long.value), "The action that bonus action allows", "60 characters")
+    with pytest.raises(ValueError) as not_text:
+        stat.clean(7)
+    assert_sentence(str(not_text.value), "The action that bonus action allows")
+
+
 # --- round trip through JSON -----------------------------------------------------------------------------------
 
 FREE_TAG = st.text(alphabet=string.ascii_letters + " ()-'", min_size=1, max_size=40).filter(lambda t: t.strip())
@@ -258,6 +271,9 @@ def _value_strategy(stat):
     if stat.kind == TAGS:
         tag = st.sampled_from(stat.allowed_tags) if stat.allowed_tags else FREE_TAG
         return st.lists(tag, max_size=6)
+    if stat.kind == TEXT:  # a few words, or one of the suggestions, or nothing
+        words = st.text(alphabet=string.ascii_letters + " ()-'", max_size=stat.max or 60)
+        return st.one_of(st.sampled_from([label for _, label in stat.choices] or [""]), words)
     raise AssertionError(stat.kind)
 
 
@@ -265,7 +281,7 @@ def _value_strategy(stat):
 def valid_stats(draw):
     key = draw(st.sampled_from(sorted(SCHEMAS)))
     schema = SCHEMAS[key]
-    data = {stat.key: draw(_value_strategy(stat)) for stat in schema.stats}
+    data = {stat.key: draw(_value_strategy(stat)) for stat in schema.typed}
     for current, maximum in schema.capped:
         data[current] = min(data[current], data[maximum])
     return key, data
@@ -277,7 +293,7 @@ def test_clean_values_round_trip_through_json(case):
     schema = SCHEMAS[key]
     clean, errors = schema.validate(data)
     assert errors == {}
-    assert set(clean) == {stat.key for stat in schema.stats}
+    assert set(clean) == {stat.key for stat in schema.typed}
     stored = json.loads(json.dumps(clean))
     assert stored == clean
     assert schema.validate(stored) == (clean, {})
@@ -289,7 +305,7 @@ def test_form_strings_give_the_same_clean_values(case):
     schema = SCHEMAS[key]
     clean, _ = schema.validate(data)
     as_form = {}
-    for stat in schema.stats:
+    for stat in schema.typed:
         value = clean[stat.key]
         if stat.kind == TAGS:
             if any("," in tag for tag in value):
@@ -400,7 +416,7 @@ JSONISH = st.recursive(
 def junk_for_a_schema(draw, values):
     key = draw(st.sampled_from(sorted(SCHEMAS)))
     schema = SCHEMAS[key]
-    picked = draw(st.lists(st.sampled_from([s.key for s in schema.stats]), unique=True, min_size=1))
+    picked = draw(st.lists(st.sampled_from([s.key for s in schema.typed]), unique=True, min_size=1))
     return key, {k: draw(values) for k in picked}
 
 
@@ -415,7 +431,7 @@ def _check_never_raises(key, data):
         for sentence in errors.values():
             assert_sentence(sentence)
         if not partial:
-            assert set(clean) | set(errors) == {s.key for s in schema.stats}
+            assert set(clean) | set(errors) == {s.key for s in schema.typed}
 
 
 @given(junk_for_a_schema(st.text()))

@@ -10,8 +10,14 @@ from hypothesis import strategies as st
 from combat.rules import sw5e as sw
 from combat.rules.core import Logged, RuleError, Undone, from_json, replay, to_json
 from combat.rules.dice import Dice, ScriptedDice
+from combat.rules.free_roll import FreeRoll
 from combat.rules.sw5e import ship as ships
+from combat.rules.sw5e.events import EVENTS as ALL_EVENTS
+from combat.rules.sw5e.events import SystemDamaged
+from tests.combat.free_rolls import random_free_roll
 from tests.conftest import examples
+
+DISABLED_EVENTS = ALL_EVENTS[ALL_EVENTS.index(SystemDamaged) :]  # at 0 hull points: test_sw5e_disabled
 
 
 class SeededDice(Dice):
@@ -68,14 +74,22 @@ def frigate(**over):
     return {**base, **over}
 
 
-def crew():
+def crew(over=None):
+    """The crew; `over` adds crew sheet stats by id (e.g. a bonus action for Dex)."""
     f = sw.fighter_from_sheet
+    more = over or {}
     return (
-        f("kira", "Kira", "pc", 1, {"initiative_mod": 2, "bonus_action": True, "bonus_action_for": "boost_engines"}),
-        f("dex", "Dex", "pc", 2, {"initiative_mod": 0}),
-        f("mira", "Mira", "pc", 3, {"initiative_mod": 1}),
-        f("vrask", "Captain Vrask", "enemy", None, {}),
-        f("tolo", "Tolo", "enemy", None, {}),
+        f(
+            "kira",
+            "Kira",
+            "pc",
+            1,
+            {"initiative_mod": 2, "bonus_action": True, "bonus_action_for": "boost_engines", **more.get("kira", {})},
+        ),
+        f("dex", "Dex", "pc", 2, {"initiative_mod": 0, **more.get("dex", {})}),
+        f("mira", "Mira", "pc", 3, {"initiative_mod": 1, **more.get("mira", {})}),
+        f("vrask", "Captain Vrask", "enemy", None, {**more.get("vrask", {})}),
+        f("tolo", "Tolo", "enemy", None, {**more.get("tolo", {})}),
     )
 
 
@@ -117,13 +131,14 @@ class Table:
         assert self.state == before
 
 
-def table(settings=None, hawk_over=None, frigate_over=None):
-    return Table(sw.initial_state([hawk(**(hawk_over or {})), frigate(**(frigate_over or {}))], crew(), settings))
+def table(settings=None, hawk_over=None, frigate_over=None, crew_over=None):
+    ships = [hawk(**(hawk_over or {})), frigate(**(frigate_over or {}))]
+    return Table(sw.initial_state(ships, crew(crew_over), settings))
 
 
-def begin(settings=None, hawk_over=None, frigate_over=None, frigate_init=5):
+def begin(settings=None, hawk_over=None, frigate_over=None, frigate_init=5, crew_over=None):
     """Initiative rolled (Kira 15+2, Dex 10, Mira 12+1: the Hawk goes at 10), frigate at 5: the Hawk's turn."""
-    t = table(settings, hawk_over, frigate_over)
+    t = table(settings, hawk_over, frigate_over, crew_over)
     t.do(sw.RollInitiative(actor="kira"), faces=[15])
     t.do(sw.RollInitiative(actor="dex"), faces=[10])
     t.do(sw.RollInitiative(actor="mira"), faces=[12])
@@ -523,15 +538,22 @@ def test_ending_the_ship_turn_hands_over_to_the_next_ship_then_the_next_round():
 
 
 def test_disabled_ships_lose_their_turns_and_destroyed_ships_are_out():
-    t = begin()
+    """Under the `disabled_crew` setting "nothing", a disabled ship's turn is only its destruction save."""
+    t = begin({"disabled_crew": "nothing"})
     t.do(sw.Damage(ship="frigate", amount=23 + 47))  # shields then hull to 0, nothing left over: disabled
     assert t.state.ship("frigate").status == "disabled"
     t.do(sw.DistributePower(actor="kira"))
     for who in ("kira", "dex", "mira"):
         crew_turn(t, who)
-    events = t.do(sw.EndShipTurn(actor="kira"))
-    assert [type(e) for e in events] == [sw.ShipTurnEnded, sw.ShipTurnSkipped, sw.RoundStarted, sw.ShipTurnStarted]
-    assert events[1].reason == "disabled" and t.state.ship_turn == "hawk" and t.state.round == 2
+    events = t.do(sw.EndShipTurn(actor="kira"), faces=[12])  # the frigate's destruction save: a success
+    assert [type(e) for e in events] == [
+        sw.ShipTurnEnded,
+        sw.DestructionSaveRolled,
+        sw.ShipTurnSkipped,
+        sw.RoundStarted,
+        sw.ShipTurnStarted,
+    ]
+    assert events[2].reason == "disabled" and t.state.ship_turn == "hawk" and t.state.round == 2
     t.do(sw.Damage(ship="frigate", amount=60))
     assert t.state.ship("frigate").status == "destroyed"
     t.do(sw.DistributePower(actor="kira"))
@@ -820,10 +842,10 @@ def test_damage_goes_to_shields_first_then_hull_and_zero_hull_disables_or_destro
     hull, shields, amount, after_shields, after_hull, status
 ):
     t = begin(hawk_over={"hull": hull, "shields": shields})
-    [e] = t.do(sw.Damage(ship="hawk", amount=amount))
+    e, *_ = t.do(sw.Damage(ship="hawk", amount=amount))  # then system damage when disabled (test_sw5e_disabled)
     ship = t.state.ship("hawk")
     assert (ship.shields, ship.hull, ship.status) == (after_shields, after_hull, status)
-    sentence = sw.describe(_state_before(t), e)
+    sentence = sw.describe(replay(sw.evolve, t.initial, t.log[: -len(t.batches[-1])]), e)
     assert f"takes {amount} damage" in sentence
     if status != "active":
         assert sentence.endswith(f"it is {status}.")
@@ -846,7 +868,7 @@ def test_a_disabled_ship_is_destroyed_by_damage_at_least_its_maximum_hull():
 
 
 def test_a_disabled_ships_crew_cannot_act():
-    t = begin(hawk_over={"hull": 10, "shields": 0})
+    t = begin({"disabled_crew": "nothing"}, hawk_over={"hull": 10, "shields": 0})
     t.do(sw.DistributePower(actor="kira"))
     t.do(sw.Damage(ship="hawk", amount=10))
     t.refused(sw.StartCrewTurn(actor="kira"), "disabled: its crew cannot act")
@@ -983,6 +1005,11 @@ def test_write_back_keeps_hull_shields_dice_and_stored_power_per_ship_and_nothin
             "power_shields": 0,
             "power_sensors": 0,
             "power_weapons": 1,
+            "system_damage": 0,
+            "used": 0,
+            "saves_made": 0,
+            "saves_failed": 0,
+            "stable": 0,
         },
         "frigate": {
             "hull": 40,
@@ -995,6 +1022,11 @@ def test_write_back_keeps_hull_shields_dice_and_stored_power_per_ship_and_nothin
             "power_shields": 0,
             "power_sensors": 0,
             "power_weapons": 0,
+            "system_damage": 0,
+            "used": 0,
+            "saves_made": 0,
+            "saves_failed": 0,
+            "stable": 0,
         },
     }
 
@@ -1043,6 +1075,7 @@ def play_a_little(t, vrask_fires=False):
         t.do(sw.EndCrewTurn(actor="tolo"))
     t.do(sw.AdjustShip(ship="frigate", what="shield_dice", value=3))
     t.do(sw.Damage(ship="hawk", amount=45))
+    t.do(FreeRoll(actor="kira", notation="1d20+5", show="gm"), faces=[11])
 
 
 def test_state_events_and_commands_round_trip_through_json():
@@ -1058,6 +1091,7 @@ def test_state_events_and_commands_round_trip_through_json():
         assert sw.CODEC.event_from_json(payload) == item.event
         kinds.add(item.event.kind)
     set_up_only = {"surprise_set", "ties_ordered", "ship_turn_skipped", "stealth_rolled"}  # test_sw5e_turn_rules
+    set_up_only |= {e.kind for e in DISABLED_EVENTS}  # test_sw5e_disabled
     assert kinds >= {e.kind for e in sw.EVENTS} - set_up_only
     for cls in sw.COMMANDS:
         assert from_json(cls, json.loads(json.dumps(to_json(cls())))) == cls()
@@ -1132,6 +1166,15 @@ def test_the_model_declares_its_interface():
         "enemy_numbers",
         "fire_power",
         "critical",
+        "bonus_actions",
+        "shield_die_mod",
+        "npc_at_zero",
+        "destroyed_by",
+        "disabled_crew",
+        "system_damage_rolls",
+        "system_damage_maxima",
+        "disable_at_zero",
+        "system_damage_after",
     }
     for s in sw.SETTINGS:
         assert s.clean(s.default) == s.default
@@ -1208,6 +1251,7 @@ def test_public_enemy_numbers_setting_shows_them_to_players():
 # Weighted like a game: mostly moving turns along and acting, now and then damage, corrections and crew changes.
 OPS = (
     ["advance"] * 6
+    + ["free"]
     + ["action"] * 4
     + ["reaction"] * 2
     + ["spend"] * 2
@@ -1223,12 +1267,13 @@ OPS = (
         "adjust",
         "assign",
         "allow",
+        "stabilise",
         "undo",
         "undo",
     ]
 )
 STEPS = st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 4), st.integers(0, 10_000)), max_size=80)
-ACTION_NAMES = [a.key for a in sw.ACTION_MENU] + ["jam"]
+ACTION_NAMES = [a.key for a in sw.ACTION_MENU] + ["jam", "Second Wind"]
 PEOPLE = ["kira", "dex", "mira", "vrask", "tolo"]
 
 
@@ -1236,6 +1281,8 @@ def command_for(state, op, who, seed):
     rng = _random.Random(seed)
     actor = PEOPLE[who]
     aboard = [f.id for f in state.crew(state.ship_turn)] if state.ship_turn else []
+    if op == "free":
+        return random_free_roll([f.id for f in state.pcs()], seed)
     if op == "advance":  # the obvious next step of the ship turn
         if not state.ship_turn:
             return sw.EndShipTurn()
@@ -1285,7 +1332,10 @@ def command_for(state, op, who, seed):
     if op == "assign":
         target = rng.choice(["", "hawk", "frigate"]) if rng.random() < 0.3 else state.fighter(actor).ship
         return sw.AssignCrew(fighter=actor, ship=target, station=rng.choice(["", "pilot", "gunner"]) if target else "")
-    return sw.AllowAction(action="jam", helm=rng.random() < 0.5, repeat=rng.random() < 0.5)
+    if op == "stabilise":
+        return sw.Stabilise(actor=state.acting or actor, modifier=rng.randint(-6, 8))
+    name = rng.choice(["jam", "second wind"])  # "Second Wind" is also Dex's and Vrask's bonus action (fresh_combat)
+    return sw.AllowAction(action=name, helm=rng.random() < 0.5, repeat=rng.random() < 0.5)
 
 
 def assert_pools(state):
@@ -1297,6 +1347,7 @@ def assert_pools(state):
         for store in ships.STORES:
             assert 0 <= ship.stored(store) <= ship.capacity(store)
         assert (ship.hull > 0) == (ship.status == "active")
+        assert 0 <= ship.system_damage <= 6
         assert sum(1 for f in state.crew(ship.id) if f.station == "pilot") <= 1
     assert state.pending_power >= 0
 
@@ -1307,6 +1358,11 @@ def assert_invariants(state):
     assert_pools(state)
     for ship in state.ships:
         assert len(ship.boosts) == len(set(ship.boosts))
+        if ship.active:  # the destruction saves' tally is cleared whenever a ship is back above 0 hull points
+            assert (ship.saves_made, ship.saves_failed, ship.stable) == (0, 0, False)
+        if ship.status == "disabled":  # three failures (or level 6) destroy; three successes make it stable
+            assert ship.saves_made < 3 and ship.system_damage < 6
+            assert ship.saves_failed < 3 or state.setting("destroyed_by") == "level_six"
         assert len(ship.actions) == len(set(ship.actions))
     if state.acting:
         assert state.fighter(state.acting).ship == state.ship_turn
@@ -1315,14 +1371,30 @@ def assert_invariants(state):
 
 
 def fresh_combat(seed):
+    """Ships with weapon stats and Strength modifiers (a shield die adds them); Dex and Vrask have a feature's own
+    bonus action, Mira one with no action named; half the time the GM lets a bonus action be any action; the
+    settings for ships at 0 hull points vary with the seed too (test_sw5e_disabled)."""
+    second_wind = {"bonus_action": True, "bonus_action_for": "Second Wind"}
+    at_zero = (
+        {},
+        {"npc_at_zero": "destroyed"},
+        {"destroyed_by": "level_six", "disabled_crew": "patch"},
+        {"disabled_crew": "nothing"},
+        {"disable_at_zero": "disable", "npc_at_zero": "destroyed"},
+        {"destroyed_by": "level_six", "system_damage_maxima": "shown"},
+    )[(seed // 2) % 6]
     t = begin(
+        {"bonus_actions": "any" if seed % 2 else "named", **at_zero},
         hawk_over={
             "reactor": "ionization",
             "coupling": "distributed",
             "power": {"engines": 2, "weapons": 1},
             "weapons": ["laser cannons (+5 2d6+2)", "ion cannon"],
+            "str_mod": 2,
+            "used": seed % 3 == 0,  # a used ship: a crew member's 1 calls for a destruction save
         },
-        frigate_over={"weapons": ["turbolaser (+4 2d10)"], "ac": 14, "armour": "reinforced"},
+        frigate_over={"weapons": ["turbolaser (+4 2d10)"], "ac": 14, "armour": "reinforced", "str_mod": -3},
+        crew_over={"dex": second_wind, "vrask": second_wind, "mira": {"bonus_action": True}},
     )
     t.undo_last()
     t.run(sw.StartCombat(), SeededDice(seed))

@@ -11,6 +11,7 @@ holds this package as the model's engine). The files, each readable on its own:
   setup.py     settings, fighters from sheets, the opening state, write-back and outcome
   stats.py     the character sheet;  review.py  the after-action review's facts
   gear.py      weapons (damage and traits), personal shields, the ship's MI Health Levels
+  positions.py squares on a grid, distances, and the checks of moves and of an attack's reach
 """
 
 from combat.rules.burn_bryte.commands import (
@@ -24,9 +25,12 @@ from combat.rules.burn_bryte.commands import (
     Declare,
     EndTurn,
     FreeMove,
+    MoveEnemy,
     NextRound,
     PickNext,
+    Place,
     PlaceBurst,
+    RechargeShield,
     Resolve,
     ResolveFailure,
     SetCondition,
@@ -56,7 +60,9 @@ from combat.rules.burn_bryte.events import (
     NovaAdjusted,
     NovaSpent,
     PhaseStarted,
+    Placed,
     Resolved,
+    ShieldRecharged,
     ShipDamaged,
     SkillRolled,
     TurnEnded,
@@ -64,7 +70,7 @@ from combat.rules.burn_bryte.events import (
     TurnStarted,
 )
 from combat.rules.burn_bryte.evolve import evolve
-from combat.rules.burn_bryte.gear import Weapon, absorb, hit_damage
+from combat.rules.burn_bryte.gear import Weapon, absorb, enemy_hit_damage, hit_damage, recharged
 from combat.rules.burn_bryte.setup import KEY, SETTINGS, fighter_from_sheet, initial_state, outcome, write_back
 from combat.rules.burn_bryte.state import (
     SKILL_CATEGORY,
@@ -97,10 +103,17 @@ __all__ = [
     "BurstPlaced",
     "DamageShip",
     "PlaceBurst",
+    "RechargeShield",
+    "ShieldRecharged",
+    "Place",
+    "Placed",
+    "MoveEnemy",
     "ShipDamaged",
     "Weapon",
     "absorb",
     "hit_damage",
+    "enemy_hit_damage",
+    "recharged",
     "ChangeDeclaration",
     "ClaimTurn",
     "CollapseSpent",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from combat.rules.core import Command, Reveal
+from combat.rules.free_roll import FreeRoll
 
 INTENTS = ("attack", "defend", "advantage", "move", "other")  # what a skill roll is for
 
@@ -22,6 +23,7 @@ class Declare(Command):
     target: str = ""
     text: str = "attacks"
     extra: bool = False
+    unarmed: bool = False  # the action does not use the enemy's weapon (the weapon is named otherwise)
 
 
 @dataclass(frozen=True)
@@ -71,15 +73,17 @@ class SkillRoll(Command):
     note: str = ""
     entered: tuple[int, ...] = ()
     drain: bool = False  # use the weapon's Draining: deal 2, take 1 unblockable
+    at: str = ""  # a Burst's point, a square ("C5", positions.py); without it the Burst centres on its target
 
 
 @dataclass(frozen=True)
 class FreeMove(Command):
     name: ClassVar[str] = "free_move"
     who: ClassVar[str] = "owner"
-    label: ClassVar[str] = "Free move"
+    label: ClassVar[str] = "Move"
     actor: str = ""
     squares: int = 0
+    to: str = ""  # a square ("C5"): the move is checked on the grid (positions.py); squares then come from it
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,9 @@ class Resolve(Command):
     label: ClassVar[str] = "Resolve a declared action"
     declaration: int = 0
     outcome: str = "hit"  # "hit" or "missed" (out of range, GM confirms)
-    damage: int = 1
+    damage: int = 1  # 1 lets the declared weapon decide; any other value overrides it (always typed with the setting)
+    drain: bool = False  # the enemy uses its weapon's Draining: deal 2, take 1 unblockable
+    targets: tuple[str, ...] = ()  # a Burst weapon: every creature in the area (empty: the declared target alone)
 
 
 @dataclass(frozen=True)
@@ -219,6 +225,39 @@ class DamageShip(Command):
     change: int = -1
 
 
+@dataclass(frozen=True)
+class RechargeShield(Command):
+    """The GM restores a combatant's personal shield: by `points`, or to full when `points` is 0."""
+
+    name: ClassVar[str] = "recharge_shield"
+    label: ClassVar[str] = "Recharge a personal shield"
+    target: str = ""
+    points: int = 0
+
+
+# --- positions: squares on a grid (positions.py) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Place(Command):
+    """The GM puts a combatant on a square (setup, or any correction); an empty square takes it off the grid."""
+
+    name: ClassVar[str] = "place"
+    label: ClassVar[str] = "Place a combatant on the grid"
+    fighter: str = ""
+    to: str = ""
+
+
+@dataclass(frozen=True)
+class MoveEnemy(Command):
+    """Phase 3: the GM moves an enemy, before or after its action, at most its speed in all."""
+
+    name: ClassVar[str] = "move_enemy"
+    label: ClassVar[str] = "Move an enemy"
+    enemy: str = ""
+    to: str = ""
+
+
 COMMANDS = (
     Declare,
     ChangeDeclaration,
@@ -242,5 +281,9 @@ COMMANDS = (
     SetCondition,
     PlaceBurst,
     DamageShip,
+    RechargeShield,
+    Place,
+    MoveEnemy,
     Reveal,
+    FreeRoll,
 )

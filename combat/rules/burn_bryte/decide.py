@@ -8,8 +8,10 @@ allows it) and kept in the events, so replaying never rolls again.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from combat.rules.burn_bryte import positions
 from combat.rules.burn_bryte.commands import (
     COMMANDS,
     INTENTS,
@@ -21,9 +23,12 @@ from combat.rules.burn_bryte.commands import (
     Declare,
     EndTurn,
     FreeMove,
+    MoveEnemy,
     NextRound,
     PickNext,
+    Place,
     PlaceBurst,
+    RechargeShield,
     Resolve,
     ResolveFailure,
     SetCondition,
@@ -50,21 +55,25 @@ from combat.rules.burn_bryte.events import (
     NovaSpent,
     PhaseStarted,
     Resolved,
+    ShieldRecharged,
     ShipDamaged,
     SkillRolled,
     TurnEnded,
     TurnSkipped,
     TurnStarted,
 )
-from combat.rules.burn_bryte.gear import hit_damage
-from combat.rules.burn_bryte.state import Fighter, Roll, State
+from combat.rules.burn_bryte.gear import Weapon, drain_cost, enemy_hit_damage, hit_damage, recharged
+from combat.rules.burn_bryte.state import Declaration, Fighter, Roll, State
 from combat.rules.burn_bryte.stats import SKILL_CATEGORIES, SKILLS
 from combat.rules.core import Command, Event, Reveal, RuleError, decide_reveal, revealed_by_attack
 from combat.rules.core import require as _require
 from combat.rules.dice import Dice
+from combat.rules.free_roll import FreeRoll, decide_free_roll
 
 
 def decide(state: State, command: Command, dice: Dice) -> list[Event]:
+    if isinstance(command, FreeRoll):  # any time, in any phase; it changes nothing, so nothing follows
+        return decide_free_roll(state, command, dice)
     _require(not state.ended, "This encounter has ended.")
     handler = DECIDERS.get(type(command))
     if handler is None:
@@ -128,7 +137,10 @@ def _declare(state: State, c: Declare, dice: Dice) -> list[Event]:
             not any(d.enemy == enemy.id and not d.extra for d in state.declarations),
             f"{enemy.name} has already declared its action this round.",
         )
-    return [Declared(id=state.next_declaration, enemy=enemy.id, target=target.id, text=text, extra=c.extra)]
+    weapon = "" if c.unarmed else enemy.weapon.name
+    return [
+        Declared(id=state.next_declaration, enemy=enemy.id, target=target.id, text=text, extra=c.extra, weapon=weapon)
+    ]
 
 
 def _change_declaration(state: State, c: ChangeDeclaration, dice: Dice) -> list[Event]:
@@ -199,15 +211,18 @@ def _skill_roll(state: State, c: SkillRoll, dice: Dice) -> list[Event]:
     _require(c.skill in pc.skills, "Choose one of your skills.")
     _require(c.intent in INTENTS, "Choose what the roll is for: attack, defend, create an advantage, move or other.")
     _require(1 <= c.damage <= 10, "Damage must be between 1 and 10.")
-    target = ""
+    target, out_of_range, point = "", 0, (0, 0)
     if c.intent == "attack" and pc.weapon.burst:  # one roll for an area: a target is only where it is aimed
         _require(state.pending_burst is None, "The GM has yet to say who is in the last Burst's area.")
+    if c.at:  # a Burst aimed at a square (positions.py)
+        point, out_of_range = positions.burst_point(state, pc, c)
     if c.intent == "attack" and (c.target or not pc.weapon.burst):
         enemy = state.fighter(c.target)
         _require(enemy.side == "enemy", "Attack an enemy.")
         _require(enemy.id in pc.aware_of, f"{pc.name} is not aware of {enemy.name}.")
         _require(not enemy.down, f"{enemy.name} is already at 0 Health Levels.")
         target = enemy.id
+        out_of_range = positions.attack_out_of_range(state, pc, enemy, c.skill)
     elif c.intent == "defend":
         try:
             declaration = state.declaration(int(c.target))
@@ -228,14 +243,20 @@ def _skill_roll(state: State, c: SkillRoll, dice: Dice) -> list[Event]:
         intent=c.intent,
         target=target,
         entered=entered,
+        out_of_range=out_of_range,
+        at_col=point[0],
+        at_row=point[1],
         **gear,
     )
-    return [SkillRolled(roll=roll, note=_text(c.note))]
+    return [SkillRolled(roll=roll, note=_text(c.note)), *_drained_to_zero(state, roll)]
 
 
 def _free_move(state: State, c: FreeMove, dice: Dice) -> list[Event]:
     pc = _own_turn(state, c.actor)
     _require(not state.pending_failure, "The last roll failed: the turn is over.")
+    if c.to:
+        return positions.decide_move(state, pc, c)  # to a square: checked on the grid
+    _require(not positions.placed(pc), f"{pc.name} is on the grid: name the square to move to (e.g. C5).")
     _require(
         not state.free_move_used, f"{pc.name} has already used the free move this turn; roll a skill to move again."
     )
@@ -259,7 +280,10 @@ def _spend_advantage(state: State, c: SpendAdvantage, dice: Dice) -> list[Event]
     _require(state.advantages >= 1, "The party has no Advantages left.")
     _require(0 <= c.die < len(roll.faces), "Choose one of the dice of the failed roll.")
     faces, entered = _roll_faces(state, 1, roll.sides, c.entered, dice)
-    return [AdvantageSpent(fighter=pc.id, die=c.die, face=faces[0], entered=entered)]
+    rerolled = replace(roll, faces=tuple(faces[0] if i == c.die else f for i, f in enumerate(roll.faces)))
+    paid = bool(state.settings.get("draining_on_miss"))  # the failed roll has paid Draining's cost already
+    after = [] if paid else _drained_to_zero(state, rerolled)
+    return [AdvantageSpent(fighter=pc.id, die=c.die, face=faces[0], entered=entered), *after]
 
 
 def _end_turn(state: State, c: EndTurn, dice: Dice) -> list[Event]:
@@ -311,8 +335,11 @@ def _resolve(state: State, c: Resolve, dice: Dice) -> list[Event]:
         return [Resolved(id=declaration.id, outcome="cancelled")]
     _require(c.outcome in ("hit", "missed"), "Choose hit, or missed because the target is out of range.")
     _require(0 <= c.damage <= 10, "Damage must be between 0 and 10.")
+    gear = _enemy_gear(state, enemy, declaration, c)
     revealed = revealed_by_attack(state, enemy.id)  # the attack gives an unseen enemy away, if the GM says so
-    return [*revealed, Resolved(id=declaration.id, outcome=c.outcome, damage=c.damage if c.outcome == "hit" else 0)]
+    # Out of the enemy's reach the attack does nothing "(GM confirms)": the GM may still resolve it; the log says so.
+    away = positions.declared_out_of_range(state, declaration)
+    return [*revealed, Resolved(id=declaration.id, outcome=c.outcome, out_of_range=away, **gear)]
 
 
 def _next_round(state: State, c: NextRound, dice: Dice) -> list[Event]:
@@ -423,6 +450,51 @@ def _attack_gear(state: State, pc: Fighter, c: SkillRoll, dice: int) -> dict[str
     return {"damage": damage, "burst": burst, "drained": drained, "weapon": weapon.name}
 
 
+def _drained_to_zero(state: State, roll: Roll) -> list[Event]:
+    """A hit whose Draining cost takes the attacker to 0 Health Levels ends their turn there ("At 0 Health Levels a
+    creature takes no actions"); a failed roll waits for the GM's choice instead, which ends it."""
+    attacker = state.fighter(roll.fighter)
+    if roll.intent != "attack" or not roll.drained or not roll.succeeded or attacker.health > roll.drained:
+        return []
+    return [TurnEnded(fighter=attacker.id, down=True)]
+
+
+def _enemy_weapon(enemy: Fighter, declaration: Declaration) -> Weapon:
+    """The weapon a declared action names: the enemy's (its stat block's), or none (1 damage, no traits)."""
+    return enemy.weapon if declaration.weapon else Weapon()
+
+
+def _enemy_gear(state: State, enemy: Fighter, declaration: Declaration, c: Resolve) -> dict[str, Any]:
+    """The Resolved event's damage, Burst area and Draining cost, worked out from the declared weapon the way a
+    PC's attack is (gear.py), or typed by the GM when the GM plays so (`typed_damage`, or a value other than 1)."""
+    weapon = _enemy_weapon(enemy, declaration)
+    _require(not c.drain or weapon.draining, f"{enemy.name}'s {weapon.name or 'attack'} is not Draining.")
+    _require(not c.targets or bool(weapon.burst), "Only a Burst weapon hits an area.")
+    hit = c.outcome == "hit"
+    if state.settings.get("typed_damage") or c.damage != 1:
+        damage, drained = c.damage, 1 if c.drain else 0
+    else:
+        damage, drained = enemy_hit_damage(weapon, c.drain)
+    if not drain_cost(hit, bool(state.settings.get("draining_on_miss"))):
+        drained = 0
+    targets = tuple(c.targets) if hit else ()
+    _require(len(set(targets)) == len(targets), "Name each creature in the area once.")
+    for key in targets:
+        _require(not state.fighter(key).down, f"{state.fighter(key).name} is already at 0 Health Levels.")
+    if targets == (declaration.target,):
+        targets = ()  # the declared target alone, as a one-target attack stores it
+    return {"damage": damage if hit else 0, "targets": targets, "drained": drained}
+
+
+def _recharge_shield(state: State, c: RechargeShield, dice: Dice) -> list[Event]:
+    target = state.fighter(c.target)
+    _require(0 <= c.points <= 20, "Recharge a shield by 1 to 20 points, or to full.")
+    _require(target.shield_max > 0, f"{target.name} has no personal shield.")
+    points = recharged(target.shield, target.shield_max, c.points)
+    _require(points > 0, f"{target.name}'s shield is already full.")
+    return [ShieldRecharged(target=target.id, points=points)]
+
+
 def _place_burst(state: State, c: PlaceBurst, dice: Dice) -> list[Event]:
     roll = state.pending_burst
     _require(roll is not None, "No Burst attack is waiting for its area.")
@@ -442,6 +514,7 @@ def _damage_ship(state: State, c: DamageShip, dice: Dice) -> list[Event]:
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
+    FreeRoll: decide_free_roll,  # decide() runs it first: in any phase, and nothing follows it
     Declare: _declare,
     ChangeDeclaration: _change_declaration,
     StartPlayers: _start_players,
@@ -464,5 +537,8 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     SetCondition: _set_condition,
     PlaceBurst: _place_burst,
     DamageShip: _damage_ship,
+    RechargeShield: _recharge_shield,
+    Place: lambda state, c, dice: positions.decide_place(state, c),
+    MoveEnemy: lambda state, c, dice: positions.decide_move_enemy(state, c),
     Reveal: lambda state, c, dice: decide_reveal(state, c),
 }

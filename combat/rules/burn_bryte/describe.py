@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from combat.rules.burn_bryte import positions
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
     AdvantagesUsed,
@@ -24,7 +25,9 @@ from combat.rules.burn_bryte.events import (
     NovaAdjusted,
     NovaSpent,
     PhaseStarted,
+    Placed,
     Resolved,
+    ShieldRecharged,
     ShipDamaged,
     SkillRolled,
     TurnEnded,
@@ -35,6 +38,7 @@ from combat.rules.burn_bryte.gear import absorb
 from combat.rules.burn_bryte.state import Roll, State
 from combat.rules.burn_bryte.stats import DIE_SIZES
 from combat.rules.core import Event, Revealed, RuleError, Sight, describe_revealed
+from combat.rules.free_roll import DiceRolled, describe_dice_rolled
 
 PHASE_TITLES = {1: "enemies declare", 2: "players act", 3: "enemies move and resolve"}
 
@@ -78,7 +82,8 @@ def _declared(state: State, event: Declared, sight: Sight) -> str | None:
     if sight.unseen(event.enemy):
         return None
     extra = (" (an extra attack for 1 Collapse point)" if sight.gm else " (an extra attack)") if event.extra else ""
-    return f"{sight.name(event.enemy)} declares: {event.text} against {sight.name(event.target)}{extra}."
+    weapon = f" with {event.weapon}" if event.weapon else ""
+    return f"{sight.name(event.enemy)} declares: {event.text}{weapon} against {sight.name(event.target)}{extra}."
 
 
 def _declaration_changed(state: State, event: DeclarationChanged, sight: Sight) -> str | None:
@@ -111,18 +116,27 @@ def _skill_rolled(state: State, event: SkillRolled, sight: Sight) -> str:
         raise ValueError("A skill roll without its roll.")
     verdict = "succeeds" if roll.succeeded else "fails on doubles"
     what = {
-        "attack": f"to attack {sight.name(roll.target)}",
+        "attack": f"to attack {_aim(roll, sight)}",
         "defend": "to defend against a declared attack",
         "advantage": "to create an advantage",
         "move": "to move",
         "other": "",
     }[roll.intent]
     note = f" — {event.note}" if event.note else ""
+    if roll.out_of_range:  # the GM's setting only warns: the log keeps the distance for the GM to adjudicate
+        note += f" (out of range at {roll.out_of_range} squares: the GM adjudicates)"
     gear = _gear(state, roll, sight) if roll.intent == "attack" else ("", "")
     return (
         f"{sight.name(roll.fighter)} rolls {roll.skill} {what}{gear[0]} at complexity {roll.complexity}: "
         f"{roll.complexity}d{roll.sides} show {_faces(roll)}; the roll {verdict}{note}.{gear[1]}"
     ).replace("  ", " ")
+
+
+def _aim(roll: Roll, sight: Sight) -> str:
+    """What an attack was aimed at: its target, or the square a Burst was aimed at."""
+    if roll.at_col and not roll.target:
+        return f"the area around {positions.square_name(roll.at_col, roll.at_row)}"
+    return sight.name(roll.target)
 
 
 def _advantage_spent(state: State, event: AdvantageSpent, sight: Sight) -> str:
@@ -133,10 +147,6 @@ def _advantage_spent(state: State, event: AdvantageSpent, sight: Sight) -> str:
         f"{sight.name(event.fighter)} spends an Advantage to reroll die {event.die + 1}{whose}: "
         f"it shows {event.face}{entered}."
     )
-
-
-def _moved(state: State, event: Moved, sight: Sight) -> str:
-    return f"{sight.name(event.fighter)} moves {event.squares} square{_plural(event.squares)} (free move)."
 
 
 def _turn_ended(state: State, event: TurnEnded, sight: Sight) -> str:
@@ -161,6 +171,8 @@ def _turn_skipped(state: State, event: TurnSkipped, sight: Sight) -> str:
 
 def _resolved(state: State, event: Resolved, sight: Sight) -> str | None:
     d = state.declaration(event.id)
+    if event.targets:
+        return _resolved_burst(state, event, sight)
     target = sight.name(d.target)
     levels = f"{event.damage} Health Level{_plural(event.damage)}"
     if sight.unseen(d.enemy):
@@ -173,9 +185,14 @@ def _resolved(state: State, event: Resolved, sight: Sight) -> str | None:
         "cancelled": f"is foiled: {target} was defended",
         "skipped": "does not happen: the enemy is at 0 Health Levels",
     }[event.outcome]
+    if event.out_of_range and event.outcome == "missed":
+        text = f"misses {target} (out of range: {event.out_of_range} squares)"
+    elif event.out_of_range and event.outcome == "hit":
+        text += f" (out of range at {event.out_of_range} squares: the GM resolved it anyway)"
     hit = event.damage if event.outcome == "hit" else 0
     at_zero = _shielded(state, d.target, hit, sight) + _at_zero(state, d.target, _through(state, d.target, hit))
-    return f"{sight.name(d.enemy)}'s {d.text} {text}.{at_zero}"
+    weapon = f" ({d.weapon})" if d.weapon else ""
+    return f"{sight.name(d.enemy)}'s {d.text}{weapon} {text}.{at_zero}{_enemy_drained(event, d.enemy, sight)}"
 
 
 # --- any time ------------------------------------------------------------------------------------------------------
@@ -249,10 +266,10 @@ def _gear(state: State, roll: Roll, sight: Sight) -> tuple[str, str]:
     if not (roll.weapon or roll.burst or roll.drained):
         return "", ""
     with_weapon = f" with {roll.weapon}" if roll.weapon else ""
-    if not roll.succeeded:
-        return with_weapon, ""
     name = sight.name(roll.fighter)
     drained = f" {name} takes {roll.drained} unblockable damage (Draining)." if roll.drained else ""
+    if not roll.succeeded:
+        return with_weapon, drained if state.settings.get("draining_on_miss") else ""
     if roll.burst:
         return with_weapon, f" Burst {roll.burst}: the GM says who is in the area; {roll.damage} damage each.{drained}"
     through = _through(state, roll.target, roll.damage)
@@ -260,6 +277,37 @@ def _gear(state: State, roll: Roll, sight: Sight) -> tuple[str, str]:
     return with_weapon, hit + _shielded(state, roll.target, roll.damage, sight) + _at_zero(
         state, roll.target, through
     ) + drained
+
+
+def _enemy_drained(event: Resolved, enemy: str, sight: Sight) -> str:
+    """ " X takes 1 unblockable damage (Draining)." for an enemy that drained its weapon ("" otherwise)."""
+    if not event.drained or sight.unseen(enemy):
+        return ""
+    return f" {sight.name(enemy)} takes {event.drained} unblockable damage (Draining)."
+
+
+def _resolved_burst(state: State, event: Resolved, sight: Sight) -> str:
+    """An enemy's Burst weapon hit every creature the GM named in its area."""
+    d = state.declaration(event.id)
+    seen = [t for t in event.targets if not sight.unseen(t)]
+    who = ", ".join(sight.name(t) for t in seen) or "someone unseen"
+    if seen and len(seen) < len(event.targets):
+        who += " and someone unseen"
+    after = "".join(
+        _shielded(state, t, event.damage, sight) + _at_zero(state, t, _through(state, t, event.damage)) for t in seen
+    )
+    attacker = "Something unseen" if sight.unseen(d.enemy) else f"{sight.name(d.enemy)}'s {d.text}"
+    weapon = f" ({d.weapon})" if d.weapon and not sight.unseen(d.enemy) else ""
+    drained = _enemy_drained(event, d.enemy, sight)
+    return f"{attacker}{weapon} bursts over {who} for {event.damage} damage each.{after}{drained}"
+
+
+def _shield_recharged(state: State, event: ShieldRecharged, sight: Sight) -> str | None:
+    if sight.unseen(event.target):
+        return None
+    f = state.fighter(event.target)
+    now = min(f.shield_max, f.shield + event.points)
+    return f"The GM recharges {sight.name(event.target)}'s shield by {event.points} ({now}/{f.shield_max})."
 
 
 def _burst_placed(state: State, event: BurstPlaced, sight: Sight) -> str:
@@ -286,13 +334,14 @@ def _ship_damaged(state: State, event: ShipDamaged, sight: Sight) -> str:
 
 
 DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
+    DiceRolled: lambda state, event, sight: describe_dice_rolled(state, event, sight.gm, doubles=True),
     Declared: _declared,
     DeclarationChanged: _declaration_changed,
     PhaseStarted: _phase_started,
     TurnStarted: _turn_started,
     SkillRolled: _skill_rolled,
     AdvantageSpent: _advantage_spent,
-    Moved: _moved,
+    Moved: positions.describe_moved,
     TurnEnded: _turn_ended,
     TurnSkipped: _turn_skipped,
     Resolved: _resolved,
@@ -304,5 +353,7 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     ConditionSet: _condition_set,
     BurstPlaced: _burst_placed,
     ShipDamaged: _ship_damaged,
+    ShieldRecharged: _shield_recharged,
+    Placed: positions.describe_placed,
     Revealed: lambda state, event, sight: describe_revealed(state, event),
 }

@@ -12,6 +12,7 @@ from typing import ClassVar
 from combat.rules.burn_bryte.commands import COMMANDS
 from combat.rules.burn_bryte.state import Roll
 from combat.rules.core import Event, EventCodec, Revealed
+from combat.rules.free_roll import DiceRolled
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class Declared(Event):
     target: str = ""
     text: str = ""
     extra: bool = False
+    weapon: str = ""  # the enemy's weapon the declared action names ("" for none: 1 damage, no traits)
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,9 @@ class Moved(Event):
     kind: ClassVar[str] = "moved"
     fighter: str = ""
     squares: int = 0
+    col: int = 0  # the square moved to (positions.py); 0 in logs from before positions
+    row: int = 0
+    rolled: bool = False  # a PC's move used squares a move roll granted, not the free move
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,9 @@ class Resolved(Event):
     id: int = 0
     outcome: str = ""
     damage: int = 0
+    targets: tuple[str, ...] = ()  # a Burst's area, as the GM named it; empty: the declared target alone
+    drained: int = 0  # unblockable damage the enemy takes for its weapon's Draining
+    out_of_range: int = 0  # squares to the target when beyond the enemy's reach (the GM confirmed); 0 otherwise
 
 
 @dataclass(frozen=True)
@@ -166,6 +174,28 @@ class ShipDamaged(Event):
     change: int = 0
 
 
+@dataclass(frozen=True)
+class ShieldRecharged(Event):
+    """The GM restored `points` of a combatant's personal shield (never past its maximum)."""
+
+    kind: ClassVar[str] = "shield_recharged"
+    target: str = ""
+    points: int = 0
+
+
+# --- positions: squares on a grid (positions.py) -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placed(Event):
+    """The GM put a combatant on a square; column 0 takes it off the grid."""
+
+    kind: ClassVar[str] = "placed"
+    fighter: str = ""
+    col: int = 0
+    row: int = 0
+
+
 EVENTS = (
     Declared,
     DeclarationChanged,
@@ -185,6 +215,9 @@ EVENTS = (
     ConditionSet,
     BurstPlaced,
     ShipDamaged,
+    ShieldRecharged,
+    Placed,
     Revealed,
+    DiceRolled,
 )
 CODEC = EventCodec(EVENTS, COMMANDS)

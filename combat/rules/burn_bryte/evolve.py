@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from combat.rules.burn_bryte import positions
 from combat.rules.burn_bryte.events import (
     AdvantageSpent,
     AdvantagesUsed,
@@ -23,17 +24,20 @@ from combat.rules.burn_bryte.events import (
     NovaAdjusted,
     NovaSpent,
     PhaseStarted,
+    Placed,
     Resolved,
+    ShieldRecharged,
     ShipDamaged,
     SkillRolled,
     TurnEnded,
     TurnSkipped,
     TurnStarted,
 )
-from combat.rules.burn_bryte.gear import absorb
+from combat.rules.burn_bryte.gear import absorb, drain_cost
 from combat.rules.burn_bryte.state import Declaration, Fighter, Roll, State
 from combat.rules.burn_bryte.stats import DIE_SIZES
 from combat.rules.core import Event, Revealed, evolve_revealed
+from combat.rules.free_roll import DiceRolled, evolve_dice_rolled
 
 
 def evolve(state: State, event: Event) -> State:
@@ -100,8 +104,14 @@ def _room_for_nova(state: State, fighter: Fighter) -> Fighter:
     return _settle_nova(state, fighter) if state.settings.get("nova_at_cap") == "hold" else fighter
 
 
-def _apply_success(state: State, roll: Roll) -> State:
-    if roll.intent == "attack" and roll.drained:
+def _drains_on_miss(state: State) -> bool:
+    """The GM's setting: a Draining attack costs its 1 unblockable damage even when the roll fails (a log without
+    the setting reads it off, as it always did)."""
+    return drain_cost(False, bool(state.settings.get("draining_on_miss")))
+
+
+def _apply_success(state: State, roll: Roll, drain_paid: bool = False) -> State:
+    if roll.intent == "attack" and roll.drained and not drain_paid:
         state = _damage(state, roll.fighter, roll.drained)  # Draining's cost: unblockable, past any shield
     if roll.intent == "attack" and roll.burst:
         state = replace(state, pending_burst=roll)  # the GM says who is in the area (BurstPlaced)
@@ -111,6 +121,9 @@ def _apply_success(state: State, roll: Roll) -> State:
         state = _put_declaration(state, replace(state.declaration(int(roll.target)), defended=True))
     elif roll.intent == "advantage":
         state = replace(state, advantages=state.advantages + 1 if state.advantages < state.room else state.advantages)
+    elif roll.intent == "move":  # extra movement: squares the PC may now move (positions.decide_move)
+        granted = positions.extra_squares(state, state.fighter(roll.fighter))
+        state = replace(state, moves_left=state.moves_left + granted)
     return state
 
 
@@ -122,6 +135,7 @@ def _finish_turn(state: State, fighter_id: str) -> State:
         turn="",
         turn_rolls=0,
         free_move_used=False,
+        moves_left=0,
         pending_failure=False,
         last_roll=None,
         picker=fighter_id if state.chain else "",
@@ -132,7 +146,9 @@ def _finish_turn(state: State, fighter_id: str) -> State:
 
 
 def _declared(state: State, event: Declared) -> State:
-    declaration = Declaration(id=event.id, enemy=event.enemy, target=event.target, text=event.text, extra=event.extra)
+    declaration = Declaration(
+        id=event.id, enemy=event.enemy, target=event.target, text=event.text, extra=event.extra, weapon=event.weapon
+    )
     state = replace(state, declarations=state.declarations + (declaration,), next_declaration=event.id + 1)
     return replace(state, collapse=state.collapse - 1) if event.extra else state
 
@@ -147,7 +163,10 @@ def _phase_started(state: State, event: PhaseStarted) -> State:
     if event.round != state.round:
         fighters = tuple(replace(f, took_turn=False) for f in state.fighters)
         state = replace(state, fighters=fighters, declarations=(), chain=False, picker="")
-    return replace(state, round=event.round, phase=event.phase, turn="", turn_rolls=0, free_move_used=False)
+    state = replace(state, fighters=tuple(replace(f, moved=0) if f.moved else f for f in state.fighters))
+    return replace(
+        state, round=event.round, phase=event.phase, turn="", turn_rolls=0, free_move_used=False, moves_left=0
+    )
 
 
 def _turn_started(state: State, event: TurnStarted) -> State:
@@ -156,6 +175,7 @@ def _turn_started(state: State, event: TurnStarted) -> State:
         turn=event.fighter,
         turn_rolls=0,
         free_move_used=False,
+        moves_left=0,
         pending_failure=False,
         last_roll=None,
         chain=state.chain or event.chain,
@@ -172,6 +192,8 @@ def _skill_rolled(state: State, event: SkillRolled) -> State:
         state = replace(state, free_move_used=True)  # a first move that needs a roll uses up the free move
     if roll.succeeded:
         return _apply_success(state, roll)
+    if roll.intent == "attack" and roll.drained and _drains_on_miss(state):
+        state = _damage(state, roll.fighter, roll.drained)  # paid on a miss too, by the GM's setting
     return replace(state, pending_failure=True)
 
 
@@ -181,12 +203,8 @@ def _advantage_spent(state: State, event: AdvantageSpent) -> State:
     rerolled = replace(roll, faces=faces)
     state = replace(state, advantages=state.advantages - 1, last_roll=rerolled)
     if rerolled.succeeded:
-        return _apply_success(replace(state, pending_failure=False), rerolled)
+        return _apply_success(replace(state, pending_failure=False), rerolled, drain_paid=_drains_on_miss(state))
     return state
-
-
-def _moved(state: State, event: Moved) -> State:
-    return replace(state, free_move_used=True)
 
 
 def _turn_ended(state: State, event: TurnEnded) -> State:
@@ -204,7 +222,10 @@ def _resolved(state: State, event: Resolved) -> State:
     declaration = state.declaration(event.id)
     state = _put_declaration(state, replace(declaration, outcome=event.outcome))
     if event.outcome == "hit" and event.damage:
-        state = _hit(state, declaration.target, event.damage)
+        for target in event.targets or (declaration.target,):
+            state = _hit(state, target, event.damage)
+    if event.drained:
+        state = _damage(state, declaration.enemy, event.drained)  # Draining's cost: unblockable, past any shield
     return state
 
 
@@ -252,14 +273,20 @@ def _ship_damaged(state: State, event: ShipDamaged) -> State:
     return replace(state, ship_health=max(0, min(state.ship_health_max, state.ship_health + event.change)))
 
 
+def _shield_recharged(state: State, event: ShieldRecharged) -> State:
+    fighter = state.fighter(event.target)
+    return _put(state, replace(fighter, shield=min(fighter.shield_max, fighter.shield + event.points)))
+
+
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
+    DiceRolled: evolve_dice_rolled,
     Declared: _declared,
     DeclarationChanged: _declaration_changed,
     PhaseStarted: _phase_started,
     TurnStarted: _turn_started,
     SkillRolled: _skill_rolled,
     AdvantageSpent: _advantage_spent,
-    Moved: _moved,
+    Moved: positions.evolve_moved,
     TurnEnded: _turn_ended,
     TurnSkipped: _turn_skipped,
     Resolved: _resolved,
@@ -271,5 +298,7 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     ConditionSet: _condition_set,
     BurstPlaced: _burst_placed,
     ShipDamaged: _ship_damaged,
+    ShieldRecharged: _shield_recharged,
+    Placed: positions.evolve_placed,
     Revealed: evolve_revealed,
 }

@@ -20,6 +20,7 @@ class Weapon:
     charge: int = 0  # Charge N: 2 damage when the roll used at least N dice; 0 = no Charge
     draining: bool = False
     burst: int = 0  # Burst N: every creature within N squares of a point; 0 = one target
+    range: int = 0  # squares a Physical attack with it reaches; 0 = the notes' default (positions.reach)
 
     def traits(self) -> str:
         """The weapon's traits in words, e.g. "Extra Damage 2, Charge 3"."""
@@ -32,6 +33,8 @@ class Weapon:
             out.append("Draining")
         if self.burst:
             out.append(f"Burst {self.burst}")
+        if self.range:
+            out.append(f"range {self.range}")
         return ", ".join(out)
 
     def label(self) -> str:
@@ -54,3 +57,22 @@ def absorb(shield: int, damage: int) -> tuple[int, int]:
     """(shield left, damage that gets through): a personal shield takes damage before Health Levels do."""
     taken = min(max(0, shield), max(0, damage))
     return shield - taken, damage - taken
+
+
+def enemy_hit_damage(weapon: Weapon, drain: bool) -> tuple[int, int]:
+    """(damage to each target, unblockable damage the enemy takes) of an enemy's declared attack that hits in
+    Phase 3. Enemies roll no dice, so Charge N ("2 damage when the wielder makes a skill roll to attack on their
+    turn using at least N dice") never adds; Extra Damage and Draining work as for a PC."""
+    return hit_damage(weapon, 0, drain)
+
+
+def drain_cost(hit: bool, on_miss: bool) -> bool:
+    """Whether a Draining attack the wielder chose to drain costs its 1 unblockable damage: on a hit always; on a
+    miss only when the GM's setting `draining_on_miss` says so."""
+    return hit or on_miss
+
+
+def recharged(shield: int, shield_max: int, points: int) -> int:
+    """Shield points a recharge restores: `points` (0 = to full), never past the shield's maximum."""
+    room = max(0, shield_max - shield)
+    return room if points <= 0 else min(room, points)

@@ -15,12 +15,18 @@ from combat.rules.burn_bryte.events import (
     Moved,
     NovaSpent,
     Resolved,
+    ShieldRecharged,
     ShipDamaged,
     SkillRolled,
     TurnEnded,
 )
 from combat.rules.burn_bryte.state import Roll, State, chance_of_success, has_doubles
-from combat.rules.core import Event
+from combat.rules.core import Event, Sight
+
+# What the damage chart counts.
+DAMAGE_UNIT = "Health Levels"
+# What the story's closest call counts (`health`).
+HEALTH_UNIT = "Health Levels"
 
 
 @dataclass(frozen=True)
@@ -62,12 +68,13 @@ def facts(state: State, event: Event) -> Facts:
     if isinstance(event, SkillRolled):
         r = _roll(event.roll)
         succeeded = r.succeeded
-        damage = _attack_damage(r) if succeeded else ()
+        damage = _attack_damage(r) if succeeded else _drained_on_miss(state, r)
         return Facts(
             **base,
             actor=r.fighter,
             action=True,
             damage=damage,
+            extra=_aim(r.intent == "attack", succeeded),
             rolls=(
                 RollFact(
                     r.sides,
@@ -91,21 +98,25 @@ def facts(state: State, event: Event) -> Facts:
             advantages_used=1,
             damage=damage,
             rolls=(RollFact(roll.sides, (event.face,), 1, True, False, event.entered, counted=False),),
-            extra={"rescued": roll.complexity} if rescued else {},
+            extra={"rescued": roll.complexity, **_aim(roll.intent == "attack", True, rescue=True)} if rescued else {},
         )
-    if isinstance(event, Moved):
-        return Facts(**base, actor=event.fighter, action=True)
+    if isinstance(event, Moved):  # a PC's move is an action of their turn; an enemy's belongs to its Phase 3 action
+        return Facts(**base, actor=event.fighter, action=state.fighter(event.fighter).side == "pc")
     if isinstance(event, TurnEnded):
         return Facts(**base, actor=event.fighter, collapse_given=1 if event.failure == "collapse" else 0)
     if isinstance(event, Resolved):
         d = state.declaration(event.id)
-        damage = ((d.enemy, d.target, event.damage),) if event.outcome == "hit" and event.damage else ()
-        return Facts(**base, actor=d.enemy, action=event.outcome in ("hit", "missed"), damage=damage)
+        hit = event.outcome == "hit" and event.damage
+        damage = tuple((d.enemy, t, event.damage) for t in (event.targets or (d.target,))) if hit else ()
+        damage += (("", d.enemy, event.drained),) if event.drained else ()
+        aim = _aim(event.outcome in ("hit", "missed"), event.outcome == "hit")
+        return Facts(**base, actor=d.enemy, action=event.outcome in ("hit", "missed"), damage=damage, extra=aim)
     if isinstance(event, Declared):
         return Facts(**base, actor=event.enemy)
     if isinstance(event, HealthAdjusted):
         damage = (("", event.target, -event.change),) if event.change < 0 else ()
-        return Facts(**base, actor=event.target, damage=damage)
+        healed = {"healing": event.change} if event.change > 0 else {}
+        return Facts(**base, actor=event.target, damage=damage, extra=healed)
     if isinstance(event, AdvantagesUsed):
         return Facts(**base, actor=event.fighter, advantages_used=event.points)
     if isinstance(event, NovaSpent):
@@ -115,10 +126,28 @@ def facts(state: State, event: Event) -> Facts:
     if isinstance(event, BurstPlaced):
         hits = tuple((event.fighter, t, event.damage) for t in event.targets)
         return Facts(**base, actor=event.fighter, damage=hits, extra={"burst_targets": len(event.targets)})
+    if isinstance(event, ShieldRecharged):
+        return Facts(**base, actor=event.target, extra={"shield_recharged": event.points})
     if isinstance(event, ShipDamaged):
         return Facts(**base, actor="", extra={"ship_mi_change": event.change})
     actor = getattr(event, "fighter", "") or getattr(event, "target", "")
     return Facts(**base, actor=actor)
+
+
+def _aim(attack: bool, hit: bool, rescue: bool = False) -> dict[str, int]:
+    """The story's hits and misses (combat.stories): an attack that hit or missed; an Advantage that rescued a failed
+    attack turns its miss into a hit."""
+    if not attack:
+        return {}
+    if rescue:
+        return {"hits": 1, "misses": -1}
+    return {"hits": 1} if hit else {"misses": 1}
+
+
+def health(state: State, gm: bool) -> dict[str, int]:
+    """Health Levels of every combatant this viewer may know the numbers of (the story's closest call)."""
+    sight = Sight(state.fighters, gm)
+    return {f.id: f.health for f in state.fighters if not sight.secret(f.id)}
 
 
 def _attack_damage(r: Roll) -> tuple[tuple[str, str, int], ...]:
@@ -127,6 +156,13 @@ def _attack_damage(r: Roll) -> tuple[tuple[str, str, int], ...]:
         return ()
     hit = ((r.fighter, r.target, r.damage),) if r.target and not r.burst else ()
     return hit + ((("", r.fighter, r.drained),) if r.drained else ())
+
+
+def _drained_on_miss(state: State, r: Roll) -> tuple[tuple[str, str, int], ...]:
+    """A failed Draining attack's cost, when the GM's setting makes a miss pay it too."""
+    if r.intent == "attack" and r.drained and state.settings.get("draining_on_miss"):
+        return (("", r.fighter, r.drained),)
+    return ()
 
 
 # (key, label, GM-only): the Collapse pool is the GM's, so players see it only in a revealed log.
@@ -142,3 +178,25 @@ def section_title(phase: int, turn: str, names: dict[str, str]) -> str:
     if phase == 2 and turn:
         title = f"{title} — {names.get(turn, 'someone')}'s turn"
     return title
+
+
+# The conditions a story counts (`conditions`), by their slot on the sheet.
+CONDITION_SLOTS = (
+    ("neg_minor", "Minor negative condition"),
+    ("neg_moderate", "Moderate negative condition"),
+    ("neg_significant", "Significant negative condition"),
+    ("pos_minor", "Minor positive condition"),
+    ("pos_moderate", "Moderate positive condition"),
+    ("pos_significant", "Significant positive condition"),
+)
+
+
+def conditions(state: State, gm: bool) -> dict[str, dict[str, int]]:
+    """The conditions each combatant has, as this viewer may know them (the story's conditions suffered): an
+    enemy's are the GM's, as on the table."""
+    sight = Sight(state.fighters, gm)
+    return {
+        f.id: {label: 1 for slot, label in CONDITION_SLOTS if getattr(f.conditions, slot)}
+        for f in state.fighters
+        if not sight.secret(f.id)
+    }

@@ -61,7 +61,18 @@ SETTINGS = (
         False,
         help=(
             'Default off: an attack deals 1 damage "unless a weapon or ability says more" (Extra Damage, Charge N, '
-            "Draining), read from the character sheet's weapon."
+            "Draining), read from the character sheet's weapon, an enemy's from its stat block in Phase 3."
+        ),
+    ),
+    Setting(
+        "draining_on_miss",
+        "A Draining attack costs its 1 unblockable damage even when it misses",
+        False,
+        help=(
+            'Default off: Draining "may deal 2 by taking 1 unblockable" — the 1 is taken only by an attack that '
+            "hits and deals the 2 (the published rules: when you hit, you can choose to deal 2 and take 1 that "
+            "shields cannot absorb). On: choosing Draining before the roll costs the 1 even if the roll fails or "
+            "the enemy's attack misses."
         ),
     ),
     Setting(
@@ -71,6 +82,39 @@ SETTINGS = (
         help=(
             'Default off: the notes say only "At 0 MI Health Levels the ship goes dark"; the table shows it and '
             "the GM says what it means for the crew."
+        ),
+    ),
+    # Positions and ranges (positions.py): only combatants the GM has placed on the grid are ever checked.
+    Setting(
+        "range_check",
+        "An attack beyond its reach",
+        "refuse",
+        choices=(
+            ("refuse", "Refused, with the distance"),
+            ("warn", "Rolled, the log notes the distance"),
+            ("off", "Not checked"),
+        ),
+        help=(
+            'The notes: "Mental/Social attacks reach 5 squares, Physical ones adjacent (thrown Ranged 5 squares) — GM '
+            "adjudicates.\" Default: refused with a sentence naming the distance; a weapon's range on the sheet "
+            "counts for Physical attacks. Only combatants placed on the grid are checked."
+        ),
+    ),
+    Setting(
+        "grid_distance",
+        "Counting squares on the grid",
+        "chebyshev",
+        choices=(("chebyshev", "A diagonal step counts 1"), ("manhattan", "No diagonals: across plus along")),
+        help="Default: a diagonal step counts 1 square (Chebyshev distance, the common grid default).",
+    ),
+    Setting(
+        "extra_move",
+        "Squares a successful move roll adds",
+        "speed",
+        choices=(("speed", "Up to speed again"), ("half", "Up to half speed, rounded up")),
+        help=(
+            'The notes: "Free movement once per turn: up to speed (default 5 squares); extra movement needs a skill '
+            "roll.\" They do not say how far; default: the PC's speed again."
         ),
     ),
 )
@@ -139,6 +183,7 @@ def weapon_from_sheet(stats: dict[str, Any]) -> Weapon:
         charge=int(stats.get("weapon_charge", 0)),
         draining=bool(stats.get("weapon_draining")),
         burst=int(stats.get("weapon_burst", 0)),
+        range=int(stats.get("weapon_range", 0)),
     )
 
 

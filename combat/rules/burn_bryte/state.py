@@ -79,6 +79,9 @@ class Fighter:
     shield: int = 0  # personal shield: absorbs damage before Health Levels (gear.absorb)
     shield_max: int = 0
     weapon: Weapon = Weapon()
+    col: int = 0  # the square on the grid (positions.py): column 1 = A; 0 = not placed, never range-checked
+    row: int = 0
+    moved: int = 0  # an enemy's squares moved this Phase 3 (at most its speed)
 
     @property
     def down(self) -> bool:
@@ -94,6 +97,7 @@ class Declaration:
     extra: bool = False
     defended: bool = False
     outcome: str = ""  # "", "hit", "missed", "cancelled", "skipped"
+    weapon: str = ""  # the enemy's weapon it names (gear.py); "" for none
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,9 @@ class Roll:
     burst: int = 0  # Burst N: on a hit the GM picks every creature in the area (PlaceBurst)
     drained: int = 0  # unblockable damage the attacker takes on a hit (Draining)
     weapon: str = ""  # the weapon's name, for the log
+    out_of_range: int = 0  # squares to the target when beyond reach and the GM's setting only warns
+    at_col: int = 0  # a Burst's point on the grid, when the PC aimed it at a square (0: none)
+    at_row: int = 0
 
     @property
     def succeeded(self) -> bool:
@@ -141,6 +148,7 @@ class State:
     ship_health: int = 0
     ship_health_max: int = 0
     pending_burst: Roll | None = None  # a Burst attack that hit, waiting for the GM to say who is in the area
+    moves_left: int = 0  # squares the acting PC's successful move rolls granted and not yet moved
 
     @property
     def ship_dark(self) -> bool:

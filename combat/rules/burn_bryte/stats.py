@@ -80,6 +80,16 @@ STATS = StatSchema(
             help="One roll against every creature within N squares of a point; 0 for none.",
         ),
         Stat(
+            "weapon_range",
+            "Range (squares)",
+            INT,
+            default=0,
+            min=0,
+            max=99,
+            group="Weapon",
+            help="How far a Physical attack with it reaches; 0 for the rules' default (Ranged 5, Melee adjacent).",
+        ),
+        Stat(
             "nova_points",
             "Nova points",
             INT,

@@ -15,6 +15,8 @@ every die rolled is stored in its event. This package is the model's rules, pure
 - describe.py   `describe`: one event in words, for the GM or for players
 - setup.py      settings, the initial state, a combatant from a sheet, what goes back to the sheets, the outcome
 - review.py     what each event means for the after-action review
+- weapons.py    what each combatant holds, carries stowed and has broken; the GM giving a weapon
+- churn.py      the Churn's thresholds, the Churn Over table and the effects the GM applies
 
 This module is the model's public surface: the rest of Fray imports from here.
 """
@@ -31,6 +33,7 @@ from combat.rules.expanse.commands import (
     AdjustChurn,
     AdjustFortune,
     Aim,
+    ApplyChurn,
     ApproveRollOver,
     Attack,
     Blast,
@@ -70,6 +73,7 @@ from combat.rules.expanse.events import (
     BreatherRoll,
     BreathersTaken,
     ChurnAdjusted,
+    ChurnApplied,
     ChurnJammed,
     ChurnReached,
     ConditionSet,
@@ -127,12 +131,14 @@ from combat.rules.expanse.state import (
     cover_bonus,
     damage_dice,
     defense,
+    next_condition,
     speed,
     test_bonus,
     toughness,
     weapon_range,
 )
 from combat.rules.expanse.stats import ABILITIES
+from combat.rules.expanse.weapons import GiveWeapon, WeaponGiven
 
 CODEC = EventCodec(EVENTS, COMMANDS)
 
@@ -162,6 +168,7 @@ __all__ = [
     "ability",
     "speed",
     "condition_penalty",
+    "next_condition",
     "test_bonus",
     "defense",
     "toughness",
@@ -203,7 +210,9 @@ __all__ = [
     "SetCover",
     "ChurnJam",
     "AdjustChurn",
+    "ApplyChurn",
     "Breathers",
+    "GiveWeapon",
     "EVENTS",
     "InitRoll",
     "InitiativeRolled",
@@ -241,6 +250,8 @@ __all__ = [
     "ChurnJammed",
     "ChurnAdjusted",
     "ChurnReached",
+    "ChurnApplied",
     "BreatherRoll",
     "BreathersTaken",
+    "WeaponGiven",
 ]

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from combat.rules.core import Command, Reveal
+from combat.rules.expanse.weapons import GiveWeapon
+from combat.rules.free_roll import FreeRoll
 
 
 @dataclass(frozen=True)
@@ -344,6 +346,15 @@ class AdjustChurn(Command):
 
 
 @dataclass(frozen=True)
+class ApplyChurn(Command):
+    name: ClassVar[str] = "apply_churn"
+    label: ClassVar[str] = "Apply the Churn effect"
+    effect: str = "narrate"  # "fail": `target`'s next test fails; "narrate": what happens, in `note`
+    target: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Breathers(Command):
     name: ClassVar[str] = "breathers"
     label: ClassVar[str] = "End the encounter with breathers"
@@ -384,6 +395,9 @@ COMMANDS = (
     SetCover,
     ChurnJam,
     AdjustChurn,
+    ApplyChurn,
     Breathers,
     Reveal,
+    FreeRoll,
+    GiveWeapon,
 )

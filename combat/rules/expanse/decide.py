@@ -13,6 +13,7 @@ from typing import Any
 
 from combat.rules.core import Command, Event, Reveal, RuleError, decide_reveal, require
 from combat.rules.dice import Dice
+from combat.rules.expanse import churn, weapons
 from combat.rules.expanse import decide_actions as actions
 from combat.rules.expanse import decide_attacks as attacks
 from combat.rules.expanse import decide_damage as damage
@@ -26,6 +27,7 @@ from combat.rules.expanse.commands import (
     AdjustChurn,
     AdjustFortune,
     Aim,
+    ApplyChurn,
     ApproveRollOver,
     Attack,
     Blast,
@@ -61,7 +63,6 @@ from combat.rules.expanse.events import (
     BreathersTaken,
     ChurnAdjusted,
     ChurnJammed,
-    ChurnReached,
     ConditionSet,
     CoverSet,
     FortuneAdjusted,
@@ -75,24 +76,27 @@ from combat.rules.expanse.events import (
 from combat.rules.expanse.evolve import evolve
 from combat.rules.expanse.state import Fighter, State, TestRecord, order_for_round, plural, slug, test_bonus
 from combat.rules.expanse.stats import CONDITIONS
+from combat.rules.free_roll import FreeRoll, decide_free_roll
 
 
 def decide(state: State, command: Command, dice: Dice) -> list[Event]:
     """The events `command` leads to, or a RuleError sentence when the rules refuse it. Never changes `state`."""
+    if isinstance(command, FreeRoll):  # any time, in any phase; it changes nothing, so nothing follows
+        return decide_free_roll(state, command, dice)
     require(not state.ended, "This encounter has ended.")
     handler = DECIDERS.get(type(command))
     if handler is None:
         if type(command) in COMMANDS:
             raise TypeError(f"The Expanse has no decider for {type(command).__name__}; add one to DECIDERS.")
         raise RuleError("That is not an action in The Expanse.")
-    events = handler(state, command, dice)
-    return _follow_up(state, events)
+    events = churn.fail_tests(state, handler(state, command, dice), dice)
+    return _follow_up(state, events, dice)
 
 
 # --- what follows by itself, and whose turn is next ----------------------------------------------------------
 
 
-def _follow_up(state: State, events: list[Event]) -> list[Event]:
+def _follow_up(state: State, events: list[Event], dice: Dice) -> list[Event]:
     """What follows by itself: the turn ends when nothing is left; Churn thresholds are announced."""
     after = simulate(state, events)
     holder_out = bool(after.turn) and not after.fighter(after.turn).can_act
@@ -103,11 +107,7 @@ def _follow_up(state: State, events: list[Event]) -> list[Event]:
             more.append(nxt)
         events = events + more
         after = simulate(after, more)
-    if after.settings.get("churn") and after.churn > state.churn:
-        for level, _ in book.CHURN_THRESHOLDS:
-            if state.churn < level <= after.churn:
-                events = events + [ChurnReached(level=level, reset=level >= book.CHURN_RESET_AT)]
-    return events
+    return events + churn.reached(state, after, dice)
 
 
 def _nothing_left(state: State) -> bool:
@@ -122,7 +122,7 @@ def _nothing_left(state: State) -> bool:
 def _changeable_test(state: State, f: Fighter) -> TestRecord | None:
     """The fighter's latest test this turn, if Fortune may still change one of its dice."""
     mine = [t for t in state.tests if t.fighter == f.id]
-    if not mine or mine[-1].locked:
+    if not mine or mine[-1].locked or mine[-1].churned:
         return None
     costs = [int(state.settings.get(k, 0)) for k in ("fortune_die_cost", "fortune_drama_cost")]
     affordable = [cost for cost in costs if cost > 0 and cost <= f.fortune]
@@ -261,6 +261,7 @@ def _breathers(state: State, c: Breathers, dice: Dice) -> list[Event]:
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
+    FreeRoll: decide_free_roll,  # decide() runs it first: in any phase, and nothing follows it
     RollInitiative: _roll_initiative,
     BreakTie: _break_tie,
     NextTurn: _next_turn_command,
@@ -295,6 +296,8 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     SetCover: _set_cover,
     ChurnJam: _churn_jam,
     AdjustChurn: _adjust_churn,
+    ApplyChurn: churn.apply_churn,
     Breathers: _breathers,
     Reveal: lambda state, c, dice: decide_reveal(state, c),
+    weapons.GiveWeapon: weapons.decide_give_weapon,
 }

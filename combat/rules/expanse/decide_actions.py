@@ -8,6 +8,7 @@ from __future__ import annotations
 from combat.rules.core import Event, RuleError, require
 from combat.rules.dice import Dice
 from combat.rules.expanse import rulebook as book
+from combat.rules.expanse import weapons
 from combat.rules.expanse.commands import (
     Activate,
     Aim,
@@ -135,7 +136,8 @@ def ready(state: State, c: Ready, dice: Dice) -> list[Event]:
     action_slot(state, f, "ready")
     item = note(c.item, 60)
     require(bool(item or c.stow), "Say what you ready or put away.")
-    return [Readied(fighter=f.id, item=item, stow=note(c.stow, 60))]
+    stow = weapons.check_ready(state, f, item, note(c.stow, 60))
+    return [Readied(fighter=f.id, item=item, stow=stow)]
 
 
 def stand_firm(state: State, c: StandFirm, dice: Dice) -> list[Event]:

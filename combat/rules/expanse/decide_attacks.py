@@ -9,6 +9,7 @@ from dataclasses import replace
 from combat.rules.core import Event, require, revealed_by_attack
 from combat.rules.dice import Dice
 from combat.rules.expanse import rulebook as book
+from combat.rules.expanse import weapons
 from combat.rules.expanse.commands import AbilityTest, Attack, Blast, ChangeDie, SpendStunt, ThrowGrenade
 from combat.rules.expanse.decide_checks import (
     acting,
@@ -20,6 +21,7 @@ from combat.rules.expanse.decide_checks import (
     free_attack,
     note,
     parse_targets,
+    sees,
     test_faces,
 )
 from combat.rules.expanse.events import Blasted, DieChanged, Opposed, StuntSpent, Tested
@@ -65,6 +67,7 @@ def attack(state: State, c: Attack, dice: Dice) -> list[Event]:
         c.weapon not in f.jammed,
         f"{f.name}'s {weapon.label.lower()} is jammed or out of ammunition; a minor action fixes it.",
     )
+    weapons.check_attack(state, f, c.weapon)
     moved = 0
     if c.action == "charge":
         require(not f.prone, f"{f.name} is prone and must stand up with a Move first.")
@@ -85,11 +88,12 @@ def attack(state: State, c: Attack, dice: Dice) -> list[Event]:
         tn = size[2]
     else:
         target = state.fighter(c.target)
+        # Seed 004: a ranged attack is made "at one visible enemy"; a PC sees only the enemies it knows of. Checked
+        # first, so a refusal never names a combatant the attacker cannot see.
+        require(sees(f, target), f"{f.name} cannot see that target.")
         require(target.id != f.id, f"{f.name} cannot attack themselves.")
         require(target.side != f.side, f"{target.name} is on {f.name}'s side.")
         require(not target.out, f"{target.name} is already out of the encounter.")
-        # Seed 004: a ranged attack is made "at one visible enemy"; a PC sees only the enemies the party knows of.
-        require(f.side != "pc" or target.id in f.aware_of, f"{f.name} cannot see that target.")
         tn = defense(state, target)
 
     ranged = weapon.kind != "melee"
@@ -168,7 +172,7 @@ def throw_grenade(state: State, c: ThrowGrenade, dice: Dice) -> list[Event]:
     require(0 <= c.distance <= longest, f"{f.name} can throw a grenade {longest} m.")
     require(f.cover < book.TOTAL_COVER, f"{f.name} is in total cover and cannot make ranged attacks.")
     require(-10 <= c.modifier <= 10, "The GM's modifier must be between -10 and +10.")
-    targets = parse_targets(state, c.targets)
+    targets = parse_targets(state, c.targets, f)
     modifier, focus = test_bonus(state, f, "Accuracy", weapon.focuses)
     modifier += book.COVER.get(f.cover, (0, 0))[1] + (book.AIM_BONUS if f.aim else 0) + c.modifier
     check_damage_entry(state, c.damage_entered, weapon.dice, weapon.sides)
@@ -239,6 +243,7 @@ def change_die(state: State, c: ChangeDie, dice: Dice) -> list[Event]:
     require(bool(mine), f"{f.name} has made no test this turn.")
     test = mine[-1]
     require(not test.locked, "Too late: something has already followed from that test.")
+    require(not test.churned, "The Churn made that test fail: no die changes that.")
     require(c.die in (0, 1, 2), "Choose one of the three dice.")
     require(1 <= c.face <= 6, "A die shows 1 to 6.")
     require(test.faces[c.die] != c.face, f"That die already shows {c.face}.")

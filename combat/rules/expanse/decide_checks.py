@@ -98,8 +98,16 @@ def chosen_focuses(requested: str, defaults: tuple[str, ...]) -> tuple[str, ...]
     return (requested,) if requested else defaults
 
 
-def parse_targets(state: State, text: str) -> tuple[str, ...]:
+def sees(f: Fighter, other: Fighter) -> bool:
+    """Whether `f` can see `other`: a PC sees its own side and the enemies it is aware of; NPCs see everyone."""
+    return f.side != "pc" or other.side == "pc" or other.id in f.aware_of
+
+
+def parse_targets(state: State, text: str, thrower: Fighter | None = None) -> tuple[str, ...]:
+    """Combatant keys from "a, b; c". With a `thrower`, each must be in its sight (refused without a name)."""
     ids = tuple(dict.fromkeys(x.strip() for x in text.replace(";", ",").split(",") if x.strip()))
     for fid in ids:
+        if thrower is not None and not sees(thrower, state.fighter(fid)):
+            raise RuleError(f"{thrower.name} cannot see one of those targets.")
         require(not state.fighter(fid).out, f"{state.fighter(fid).name} is already out of the encounter.")
     return ids

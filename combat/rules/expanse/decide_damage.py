@@ -20,7 +20,7 @@ from combat.rules.expanse.events import (
     RollOverAsked,
     TakenOut,
 )
-from combat.rules.expanse.state import Fighter, Hit, State, known
+from combat.rules.expanse.state import Fighter, Hit, State, known, next_condition
 from combat.rules.expanse.stats import CONDITIONS
 
 
@@ -46,10 +46,6 @@ def _guard_events(state: State, f: Fighter, hit: Hit) -> list[Event]:
     return []
 
 
-def _next_condition(f: Fighter) -> str:
-    return next((c for c in book.INJURY_LADDER if c not in f.conditions), "")
-
-
 def spend_fortune(state: State, c: SpendFortune, dice: Dice) -> list[Event]:
     f = state.fighter(c.actor)
     hit = _open_hit(state, f, c.hit)
@@ -66,7 +62,7 @@ def spend_fortune(state: State, c: SpendFortune, dice: Dice) -> list[Event]:
 def _forced_out(state: State, fighter_id: str, hit_id: int) -> list[Event]:
     """Damage left with no condition left to take: the combatant is taken out."""
     f, hit = state.fighter(fighter_id), state.hit(hit_id)
-    if hit and hit.open and hit.remaining > 0 and not _next_condition(f) and not f.out:
+    if hit and hit.open and hit.remaining > 0 and not next_condition(state, f) and not f.out:
         return [TakenOut(fighter=f.id, hit=hit.id, condition=book.STUNNED_OUT if hit.stunning else "")]
     return []
 
@@ -89,7 +85,7 @@ def accept_condition(state: State, c: AcceptCondition, dice: Dice) -> list[Event
         state = after
     if c.choice == "taken_out":
         return events + [TakenOut(fighter=f.id, hit=hit.id, condition=book.STUNNED_OUT if hit.stunning else "")]
-    condition = _next_condition(f)
+    condition = next_condition(state, f)
     require(bool(condition), f"{f.name} is already injured and wounded: they are taken out unless they roll over.")
     roll = dice.roll(1, book.INJURY_DIE)[0]
     events.append(ConditionTaken(fighter=f.id, hit=hit.id, condition=condition, roll=roll))

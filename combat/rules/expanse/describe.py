@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from combat.rules.core import Event, Revealed, Sight, describe_revealed
+from combat.rules.expanse import churn, weapons
 from combat.rules.expanse import rulebook as book
 from combat.rules.expanse.events import (
     Activated,
@@ -20,6 +21,7 @@ from combat.rules.expanse.events import (
     Blasted,
     BreathersTaken,
     ChurnAdjusted,
+    ChurnApplied,
     ChurnJammed,
     ChurnReached,
     ConditionSet,
@@ -53,6 +55,8 @@ from combat.rules.expanse.events import (
 )
 from combat.rules.expanse.evolve import evolve
 from combat.rules.expanse.state import Fighter, State, TestRecord, cover_bonus, known, plural, toughness
+from combat.rules.expanse.state import article as _article
+from combat.rules.free_roll import DiceRolled, describe_dice_rolled
 
 
 def describe(state: State, event: Event, gm: bool = True) -> str | None:
@@ -71,10 +75,6 @@ def describe(state: State, event: Event, gm: bool = True) -> str | None:
 def _dice_text(faces: tuple[int, ...], modifier: int) -> str:
     sign = "+" if modifier >= 0 else "-"
     return f"{faces[0]}, {faces[1]} and Drama Die {faces[2]} {sign} {abs(modifier)} = {sum(faces) + modifier}"
-
-
-def _article(label: str) -> str:
-    return ("an " if label[:1].lower() in "aeiou" else "a ") + label
 
 
 def _names(items: list[str]) -> str:
@@ -179,7 +179,9 @@ def _verdict(state: State, t: TestRecord, sight: Sight) -> str:
     if t.target:
         result += f" for {t.damage} damage"
         target = state.fighter(t.target)
-        if not sight.secret(t.target):
+        if t.stunning and state.settings.get("penetrating_ignores_cover", False):
+            result += " (penetrating: neither Toughness nor cover stops any of it)"
+        elif not sight.secret(t.target):
             soak = cover_bonus(state, target, t.ranged) + (0 if t.stunning else toughness(target))
             kind = "penetrating; cover" if t.stunning else "Toughness"
             result += f" ({kind} {soak} leaves {max(0, t.damage - soak)})"
@@ -192,6 +194,8 @@ def _tested(state: State, event: Tested, sight: Sight) -> str:
     t = known(event.test, "The test")
     lead = {"prepared": "Interrupting, ", "free": "With an extra attack, "}.get(event.slot, "")
     roll = _dice_text(t.faces, t.modifier) + (" (physical dice)" if t.entered else "")
+    if t.churned:  # players feel the effect; the Churn itself is the GM's
+        roll += " (the Churn makes it fail)" if sight.gm else " (it fails whatever the dice)"
     actor = sight.name(t.fighter)
     if t.kind == "grenade":
         return f"{lead}{actor} throws a grenade: {roll} against TN {t.tn}, {_verdict(state, t, sight)}"
@@ -344,7 +348,7 @@ def _readied(state: State, event: Readied, sight: Sight) -> str:
         if event.item in book.WEAPONS
         else (book.SHIELDS[event.item][0].lower() if event.item in book.SHIELDS else event.item)
     )
-    stow = f", putting away {event.stow}" if event.stow else ""
+    stow = f", putting away {weapons.label(event.stow)}" if event.stow else ""
     return f"{sight.name(event.fighter)} readies {item or 'nothing new'}{stow}"
 
 
@@ -453,13 +457,6 @@ def _churn_adjusted(state: State, event: ChurnAdjusted, sight: Sight) -> str | N
     return f"Churn {sign}{abs(event.change)}{why}: the pool is now {state.churn + event.change}"
 
 
-def _churn_reached(state: State, event: ChurnReached, sight: Sight) -> str | None:
-    if not sight.gm:
-        return None
-    what = dict(book.CHURN_THRESHOLDS).get(event.level, "the GM rolls on the Churn table")
-    return f"Churn reaches {event.level}: {what}"
-
-
 def _breathers_taken(state: State, event: BreathersTaken, sight: Sight) -> str:
     parts = [
         f"{sight.name(r.fighter)} regains {r.gain} Fortune (1d6 shows {r.face})"
@@ -471,6 +468,7 @@ def _breathers_taken(state: State, event: BreathersTaken, sight: Sight) -> str:
 
 
 DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
+    DiceRolled: lambda state, event, sight: describe_dice_rolled(state, event, sight.gm),
     InitiativeRolled: _initiative_rolled,
     TieBroken: _tie_broken,
     TurnStarted: _turn_started,
@@ -504,7 +502,9 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     CoverSet: _cover_set,
     ChurnJammed: _churn_jammed,
     ChurnAdjusted: _churn_adjusted,
-    ChurnReached: _churn_reached,
+    ChurnReached: churn.describe_reached,
+    ChurnApplied: churn.describe_applied,
     BreathersTaken: _breathers_taken,
     Revealed: lambda state, event, sight: describe_revealed(state, event),
+    weapons.WeaponGiven: weapons.describe_weapon_given,
 }

@@ -14,6 +14,8 @@ from typing import ClassVar
 from combat.rules.core import Event, Revealed
 from combat.rules.expanse.rulebook import Stunt
 from combat.rules.expanse.state import TestRecord
+from combat.rules.expanse.weapons import WeaponGiven
+from combat.rules.free_roll import DiceRolled
 
 
 @dataclass(frozen=True)
@@ -316,6 +318,20 @@ class ChurnReached(Event):
     audience: ClassVar[str] = "gm"
     level: int = 10
     reset: bool = False
+    roll: int = 0  # the 1d6 on the Churn Over table (0: not rolled; logs before it had no table)
+    severity: str = ""  # "minor", "major" or "epic": the effect now due ("": logs before the effects were applied)
+
+
+@dataclass(frozen=True)
+class ChurnApplied(Event):
+    """The GM applied a Churn effect that was due: a combatant's next test fails, or the GM narrates it."""
+
+    kind: ClassVar[str] = "churn_applied"
+    audience: ClassVar[str] = "gm"
+    severity: str = "minor"
+    effect: str = "narrate"  # "fail" or "narrate"
+    target: str = ""
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -366,6 +382,9 @@ EVENTS = (
     ChurnJammed,
     ChurnAdjusted,
     ChurnReached,
+    ChurnApplied,
     BreathersTaken,
     Revealed,
+    DiceRolled,
+    WeaponGiven,
 )

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from combat.rules.core import Event, Revealed, evolve_revealed
+from combat.rules.expanse import churn, weapons
 from combat.rules.expanse import rulebook as book
 from combat.rules.expanse.events import (
     Activated,
@@ -19,6 +20,7 @@ from combat.rules.expanse.events import (
     Blasted,
     BreathersTaken,
     ChurnAdjusted,
+    ChurnApplied,
     ChurnJammed,
     ChurnReached,
     ConditionSet,
@@ -66,6 +68,7 @@ from combat.rules.expanse.state import (
     put_test,
     toughness,
 )
+from combat.rules.free_roll import DiceRolled, evolve_dice_rolled
 
 
 def evolve(state: State, event: Event) -> State:
@@ -135,12 +138,17 @@ def _make_hit(state: State, test: TestRecord, target_id: str, damage: int) -> St
         weapon=test.weapon,
         damage=damage,
         toughness=toughness(target),
-        cover=cover_bonus(state, target, test.ranged),
+        cover=0 if test.stunning and _penetrates_cover(state) else cover_bonus(state, target, test.ranged),
         penetrating=test.stunning,
         stunning=test.stunning,
     )
     hit = replace(hit, stage="fortune" if hit.remaining > 0 else "done")
     return replace(state, hits=state.hits + (hit,), next_id=state.next_id + 1)
+
+
+def _penetrates_cover(state: State) -> bool:
+    """Seed: penetrating damage "ignores Toughness entirely"; cover is an armour bonus (logs from before: no)."""
+    return bool(state.settings.get("penetrating_ignores_cover", False))
 
 
 def _apply_outcome(state: State, test: TestRecord) -> State:
@@ -150,7 +158,7 @@ def _apply_outcome(state: State, test: TestRecord) -> State:
         f = replace(f, sp=test.sp, sp_test=test.id)
     if test.jams and test.weapon not in f.jammed:
         f = replace(f, jammed=f.jammed + (test.weapon,))
-    state = put(state, f)
+    state = weapons.broke(put(state, f), test)
     if test.success and test.damage_faces:
         for target in test.targets if test.kind == "grenade" else (test.target,):
             state = _make_hit(state, test, target, test.damage)
@@ -168,7 +176,7 @@ def _retract_outcome(state: State, test: TestRecord) -> State:
         f = replace(f, sp=0)
     if test.jams:
         f = replace(f, jammed=tuple(w for w in f.jammed if w != test.weapon))
-    state = put(state, f)
+    state = weapons.mended(put(state, f), test)
     state = replace(state, hits=tuple(h for h in state.hits if h.test != test.id))
     if state.blast and state.blast.test == test.id:
         state = replace(state, blast=None)
@@ -257,6 +265,8 @@ def _tested(state: State, event: Tested) -> State:
         state = put(state, replace(state.fighter(f.id), in_hand=""))
     if test.breaks and state.fighter(f.id).in_hand == test.weapon:
         state = put(state, replace(state.fighter(f.id), in_hand=""))
+    if test.churned:  # the Churn's automatic failure is used up
+        state = put(state, replace(state.fighter(f.id), churn_fail=False))
     state = replace(state, tests=state.tests + (test,))
     return _apply_outcome(state, test)
 
@@ -320,7 +330,7 @@ def _stunt_spent(state: State, event: StuntSpent) -> State:
     elif effect == "guardian":
         state = _add_effect(state, Effect("guardian", event.ally, f.id, points=event.points, other=f.id))
     elif effect == "makeshift":
-        state = put(state, replace(f, in_hand="makeshift"))
+        state = put(state, weapons.take_up(state, f, "makeshift"))
     elif effect == "double_team":
         state = replace(state, free_attacks=state.free_attacks + (FreeAttack(event.ally, event.target, stunt.name),))
     elif effect == "lightning_attack":
@@ -331,6 +341,7 @@ def _stunt_spent(state: State, event: StuntSpent) -> State:
         state = put(state, _add_condition(state.fighter(event.target), "Injured"))
     elif effect == "overcome_toughness":
         hit = replace(known(state.hit(event.hit), "The damage"), penetrating=True)
+        hit = replace(hit, cover=0) if _penetrates_cover(state) else hit
         state = put_hit(state, replace(hit, stage="fortune" if hit.remaining > 0 else "done"))
     return state
 
@@ -507,10 +518,6 @@ def _churn_adjusted(state: State, event: ChurnAdjusted) -> State:
     return replace(state, churn=max(0, state.churn + event.change))
 
 
-def _churn_reached(state: State, event: ChurnReached) -> State:
-    return replace(state, churn=0) if event.reset else state
-
-
 def _breathers_taken(state: State, event: BreathersTaken) -> State:
     gains = {r.fighter: r.gain for r in event.rolls}
     fighters = tuple(replace(f, fortune=min(f.fortune_max, f.fortune + gains.get(f.id, 0))) for f in state.fighters)
@@ -519,6 +526,7 @@ def _breathers_taken(state: State, event: BreathersTaken) -> State:
 
 
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
+    DiceRolled: evolve_dice_rolled,
     InitiativeRolled: _initiative_rolled,
     TieBroken: _tie_broken,
     TurnStarted: _turn_started,
@@ -552,7 +560,9 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     CoverSet: _cover_set,
     ChurnJammed: _churn_jammed,
     ChurnAdjusted: _churn_adjusted,
-    ChurnReached: _churn_reached,
+    ChurnReached: churn.evolve_reached,
+    ChurnApplied: churn.evolve_applied,
     BreathersTaken: _breathers_taken,
     Revealed: evolve_revealed,
+    weapons.WeaponGiven: weapons.evolve_weapon_given,
 }

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from combat.rules.core import Event
+from combat.rules import odds
+from combat.rules.core import Event, Sight
 from combat.rules.expanse.events import (
     Activated,
     Aimed,
     Blasted,
     BreathersTaken,
+    ChurnReached,
     ConditionTaken,
     Defended,
     DieChanged,
@@ -35,6 +37,11 @@ from combat.rules.expanse.events import (
 )
 from combat.rules.expanse.evolve import evolve
 from combat.rules.expanse.state import Hit, State, TestRecord, known
+
+# What the damage chart counts.
+DAMAGE_UNIT = "damage past Toughness"
+# What the story's closest call counts (`health`).
+HEALTH_UNIT = "Fortune"
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,7 @@ class Facts:
     extra: dict[str, int] = field(default_factory=dict)
 
 
+ATTACKS = ("attack", "stunt_attack", "grenade")  # the tests that hit or miss (the story's hits and misses)
 ACTIONS = (Defended, Ran, Moved, Activated, Aimed, GuardedUp, Prepared, Pressed, Readied, StoodFirm, JamCleared)
 
 
@@ -85,8 +93,18 @@ def _damage(before: State, after: State) -> tuple[tuple[str, str, int], ...]:
     return tuple(out)
 
 
-def _test_rolls(t: TestRecord) -> tuple[RollFact, ...]:
-    rolls = [RollFact(6, t.faces, t.success, t.doubles, t.entered)]
+def _chance(state: State, t: TestRecord, gm: bool) -> float | None:
+    """The test's exact chance of success before its dice fell; None for one the Churn made fail whatever the dice
+    (no odds: the GM's to know), and for players when the target number is a secret combatant's Defense."""
+    if t.churned:
+        return None
+    if t.target and not t.object_size and Sight(state.fighters, gm).secret(t.target):
+        return None
+    return odds.expanse_test(t.modifier, t.tn)
+
+
+def _test_rolls(t: TestRecord, chance: float | None = None) -> tuple[RollFact, ...]:
+    rolls = [RollFact(6, t.faces, t.success, t.doubles, t.entered, chance=chance)]
     if t.damage_faces:
         rolls.append(RollFact(t.damage_sides, t.damage_faces, None, False, t.damage_entered, counted=False))
     if t.scatter:
@@ -94,15 +112,23 @@ def _test_rolls(t: TestRecord) -> tuple[RollFact, ...]:
     return tuple(rolls)
 
 
-def facts(state: State, event: Event) -> Facts:
-    """Facts of `event` applied to `state` (the state just before it)."""
+def facts(state: State, event: Event, gm: bool = True) -> Facts:
+    """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
     after = evolve(state, event)
     base = Facts(round=state.round, phase=0, turn=state.turn, actor="", damage=_damage(state, after))
     if isinstance(event, TurnStarted):
         return replace(base, round=event.round, turn=event.fighter, actor=event.fighter)
     if isinstance(event, Tested):
         t = known(event.test, "The test")
-        return replace(base, actor=t.fighter, action=event.slot != "none", rolls=_test_rolls(t), sp_earned=t.sp)
+        aim = ({"hits": 1} if t.success else {"misses": 1}) if t.kind in ATTACKS else {}
+        return replace(
+            base,
+            actor=t.fighter,
+            action=event.slot != "none",
+            rolls=_test_rolls(t, _chance(state, t, gm)),
+            sp_earned=t.sp,
+            extra=aim,
+        )
     if isinstance(event, DieChanged):
         old, new = known(state.test(event.test), "The test"), known(after.test(event.test), "The test")
         changed = RollFact(6, (event.face,), None, False, False, counted=False)
@@ -135,6 +161,8 @@ def facts(state: State, event: Event) -> Facts:
         return replace(
             base, rolls=tuple(RollFact(6, (r.face,), None, False, False, counted=False) for r in event.rolls)
         )
+    if isinstance(event, ChurnReached) and event.roll:  # the Churn Over table's 1d6 (a GM-only entry)
+        return replace(base, rolls=(RollFact(6, (event.roll,), None, False, False, counted=False),))
     if isinstance(event, FortuneSpent):
         return replace(base, actor=event.fighter, extra={"fortune_on_damage": event.points})
     if isinstance(event, GuardTransferred):
@@ -155,3 +183,17 @@ def round_title(n: int) -> str:
 
 def section_title(phase: int, turn: str, names: dict[str, str]) -> str:
     return f"{names.get(turn, 'someone')}'s turn" if turn else "Initiative and between turns"
+
+
+def health(state: State, gm: bool) -> dict[str, int]:
+    """Fortune of every combatant this viewer may know the numbers of (the story's closest call): what an Expanse
+    combatant spends on damage before conditions take them out."""
+    sight = Sight(state.fighters, gm)
+    return {f.id: f.fortune for f in state.fighters if not sight.secret(f.id)}
+
+
+def conditions(state: State, gm: bool) -> dict[str, dict[str, int]]:
+    """The conditions each combatant has (Prone, Injured, Wounded, Taken Out …), as the table shows them to this
+    viewer (the story's conditions suffered): everyone's but an unseen enemy's."""
+    sight = Sight(state.fighters, gm)
+    return {f.id: dict.fromkeys(f.conditions, 1) for f in state.fighters if not sight.unseen(f.id)}

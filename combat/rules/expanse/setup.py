@@ -9,8 +9,10 @@ from typing import Any
 
 from combat.rules.core import ATTACK_REVEALS, RuleError, Setting, clean_settings
 from combat.rules.expanse import rulebook as book
+from combat.rules.expanse import weapons
+from combat.rules.expanse.churn import CHURN_OVER_SETTING, CHURN_PUBLIC_SETTING
 from combat.rules.expanse.state import Fighter, State, slug
-from combat.rules.expanse.stats import ABILITIES, ARMOUR, CONDITIONS, ability_key
+from combat.rules.expanse.stats import ABILITIES, ARMOUR, CONDITIONS, STATS, ability_key
 
 KEY = "expanse"
 
@@ -23,6 +25,8 @@ SETTINGS = (
         "the end of the encounter; at 10 and 20 the GM rolls on the Churn table, at 30 an epic effect "
         "and a reset.",
     ),
+    CHURN_OVER_SETTING,
+    CHURN_PUBLIC_SETTING,
     Setting(
         "fortune_die_cost",
         "Fortune to change one regular die of a test",
@@ -38,6 +42,21 @@ SETTINGS = (
     Setting("injured_penalty", "Test penalty while injured", 1, choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3"))),
     Setting("wounded_penalty", "Test penalty while wounded", 2, choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3"))),
     Setting(
+        "injury_penalties",
+        "Injured and wounded at once",
+        "worst",
+        choices=(("worst", "Only the worse penalty counts"), ("add", "The two penalties add up")),
+        help="The seed lets a character be injured and then wounded, and names no penalty for either.",
+    ),
+    Setting(
+        "wounded_is_last",
+        "Wounded without Injured is the last step",
+        False,
+        help='The seed: with damage left, "or the character is already injured, they must accept a wounded '
+        'condition or be taken out". It does not say whether one wounded but no longer injured may take Injured '
+        "again. Off: they may. On: more damage takes them out.",
+    ),
+    Setting(
         "armour_penalty",
         "Armour penalty lowers Dexterity tests and Speed",
         True,
@@ -51,10 +70,17 @@ SETTINGS = (
     ),
     Setting("cover_vs_melee", "Cover's armour bonus also counts against close combat", False),
     Setting(
+        "penetrating_ignores_cover",
+        "Penetrating (stunning) damage ignores cover's armour bonus too",
+        True,
+        help='Seed: penetrating damage "ignores Toughness entirely", and cover is an armour bonus to Toughness.',
+    ),
+    Setting(
         "run_ends_turn",
         "Run takes the whole turn",
-        False,
-        help="Off: Run is your major action and a minor may follow. On: Run is the only action of the turn.",
+        True,
+        help='Seed: Run moves you twice your Speed, "sacrificing the ability to perform another action". '
+        "Off (house rule): Run is your major action and a minor may follow.",
     ),
     Setting(
         "prepare_interrupt",
@@ -77,6 +103,7 @@ SETTINGS = (
         "Die) and, for a hit, the damage dice; the server rolls whatever is left empty.",
     ),
     ATTACK_REVEALS,
+    weapons.SETTING,
 )
 
 
@@ -110,13 +137,16 @@ def initial_state(fighters: tuple[Fighter, ...], settings: dict[str, Any] | None
         if any(s.key == extra.key for s in stunts):
             raise RuleError(f"There is already a stunt called {extra.name}.")
         stunts.append(extra)
-    return State(fighters=tuple(fighters), settings=clean, stunts=tuple(stunts))
+    return State(fighters=weapons.at_start(tuple(fighters), clean), settings=clean, stunts=tuple(stunts))
 
 
 def fighter_from_sheet(
     key: str, name: str, side: str, owner: int | None, stats: dict[str, Any], aware_of: tuple[str, ...]
 ) -> Fighter:
-    """A combatant from a character sheet (see expanse.stats); talents may also be typed among the focuses."""
+    """A combatant from a character sheet (see expanse.stats); talents may also be typed among the focuses.
+
+    Defense and Toughness are worked out from the sheet unless the GM overrode them (`STATS.resolve`)."""
+    stats = STATS.resolve(stats)
 
     def number(k: str, default: int) -> int:
         try:

@@ -59,12 +59,14 @@ class Fighter:
     aim: bool = False
     in_hand: str = ""
     jammed: tuple[str, ...] = ()
+    broken: tuple[str, ...] = ()  # weapons that broke (weapons.py): useless until the GM gives a new one
     prepared: str = ""
     rolled_over: bool = False
     roll_over_asked: str = ""
     sp: int = 0
     sp_test: int = 0
     stunts_used: tuple[str, ...] = ()
+    churn_fail: bool = False  # the Churn: this combatant's next test fails automatically
 
     @property
     def out(self) -> bool:
@@ -118,6 +120,7 @@ class TestRecord:
     entered: bool = False  # the test's three dice were typed in from physical dice
     damage_entered: bool = False
     locked: bool = False  # something was built on this test: Fortune can no longer change its dice
+    churned: bool = False  # the Churn made this test fail automatically, whatever its dice
 
     @property
     def drama(self) -> int:
@@ -129,7 +132,7 @@ class TestRecord:
 
     @property
     def success(self) -> bool:
-        return self.total >= self.tn
+        return not self.churned and self.total >= self.tn
 
     @property
     def doubles(self) -> bool:
@@ -243,6 +246,7 @@ class State:
     free_attacks: tuple[FreeAttack, ...] = ()
     blast: PendingBlast | None = None
     churn: int = 0
+    churn_due: tuple[str, ...] = ()  # Churn effects ("minor", "major", "epic") waiting for the GM to apply them
     next_id: int = 1
     ended: bool = False
 
@@ -322,6 +326,11 @@ def known[V](value: V | None, what: str) -> V:
     return value
 
 
+def article(label: str) -> str:
+    """article("pistol") is "a pistol", article("heavy weapon") "a heavy weapon", article("ace") "an ace"."""
+    return ("an " if label[:1].lower() in "aeiou" else "a ") + label
+
+
 def plural(n: int, word: str) -> str:
     """plural(1, "stunt point") is "1 stunt point", plural(2, "stunt point") "2 stunt points"."""
     return f"{n} {word}{'' if n == 1 else 's'}"
@@ -343,13 +352,23 @@ def speed(state: State, f: Fighter) -> int:
 
 
 def condition_penalty(state: State, f: Fighter) -> int:
-    """The worst injury penalty held (they do not add up): DEFAULT injured -1, wounded -2."""
+    """The injury penalty: DEFAULT injured -1, wounded -2; with both, the worse one, or both added (a setting)."""
     penalties = [0]
     if "Injured" in f.conditions:
         penalties.append(int(state.settings.get("injured_penalty", 1)))
     if "Wounded" in f.conditions:
         penalties.append(int(state.settings.get("wounded_penalty", 2)))
+    if state.settings.get("injury_penalties") == "add":
+        return -sum(penalties)
     return -max(penalties)
+
+
+def next_condition(state: State, f: Fighter) -> str:
+    """The condition `f` takes next against damage: Injured, then Wounded; "" when none is left (taken out). One
+    wounded but no longer injured may take Injured again, unless the GM's `wounded_is_last` says Wounded ends it."""
+    if "Wounded" in f.conditions and state.settings.get("wounded_is_last"):
+        return ""
+    return next((c for c in book.INJURY_LADDER if c not in f.conditions), "")
 
 
 def test_bonus(state: State, f: Fighter, ability_name: str, focuses: tuple[str, ...]) -> tuple[int, str]:

@@ -1,6 +1,9 @@
 """The Expanse (AGE) character stats."""
 
-from combat.rules.stats import CHOICE, INT, TAGS, Stat, StatSchema
+from collections.abc import Mapping
+from typing import Any
+
+from combat.rules.stats import CHOICE, INT, TAGS, Derivation, Stat, StatSchema, whole
 
 ABILITIES = (
     "Accuracy",
@@ -59,6 +62,25 @@ def ability_key(ability: str) -> str:
     return ability.lower()
 
 
+def defense(values: Mapping[str, Any]) -> Derivation:
+    """The notes: "Defense = 10 + Dexterity"; the seed's armour "decreases your Dexterity", so Defense with it."""
+    dexterity = whole(values, "dexterity", 1)
+    name, _, penalty = ARMOUR.get(str(values.get("armour")), ARMOUR["none"])
+    formula = f"10 + Dexterity {dexterity}"
+    if penalty:
+        formula += f" − {-penalty} ({name})"
+    return Derivation(10 + dexterity + penalty, formula)
+
+
+def toughness(values: Mapping[str, Any]) -> Derivation:
+    """The seed: "Toughness is equal to your Constitution Score (minimum 0, cannot be negative)"; armour's bonus
+    is added in the fight."""
+    constitution = whole(values, "constitution", 1)
+    if constitution < 0:
+        return Derivation(0, f"Constitution {constitution}, but never below 0")
+    return Derivation(constitution, f"Constitution {constitution}")
+
+
 STATS = StatSchema(
     model="expanse",
     stats=(
@@ -71,7 +93,17 @@ STATS = StatSchema(
             group="Abilities",
             help='Comma-separated, e.g. "Dexterity (Initiative), Accuracy (Pistols)".',
         ),
-        Stat("defense", "Defense", INT, default=11, min=0, max=40, group="Combat", help="Usually 10 + Dexterity."),
+        Stat(
+            "defense",
+            "Defense",
+            INT,
+            default=11,
+            min=0,
+            max=40,
+            group="Combat",
+            help="10 + Dexterity, less armour's Dexterity penalty.",
+            derive=defense,
+        ),
         Stat(
             "toughness",
             "Toughness",
@@ -80,7 +112,8 @@ STATS = StatSchema(
             min=0,
             max=20,
             group="Combat",
-            help="Usually Constitution (not below 0); armour adds separately.",
+            help="Constitution, never below 0; armour adds separately.",
+            derive=toughness,
         ),
         Stat(
             "armour",

@@ -7,6 +7,8 @@ this package as the model's engine). The files, each readable on its own:
   events.py        what happened, as the log stores it (EVENTS, CODEC): the stored schema
   decide.py        decide(state, command, dice): the turn and the GM's commands; settles automatic phases
   decide_phase.py  what a character does with a phase and off it: act, attack, recover, hold, abort
+  decide_actions.py  moving (half or full move from the metres), Presence attacks, waiting on an offered hold
+  interrupts.py    held actions whose moment comes: enforced DEX and segment holds, offers to the holder
   evolve.py        evolve(state, event): one event applied; the stored schema with events.py
   describe.py      describe(state, event, gm): the log's sentence for the GM or for players
   setup.py         settings, fighters from sheets, the opening state, write-back and outcome
@@ -18,6 +20,7 @@ from combat.rules.hero.commands import (
     ACTION_KINDS,
     COMMANDS,
     DEFENSIVE,
+    HOLD_ON,
     HOLD_UNTIL,
     Abort,
     AbortOther,
@@ -28,14 +31,19 @@ from combat.rules.hero.commands import (
     ContestHold,
     EndPhase,
     Hold,
+    KeepHolding,
+    Move,
     NextSegment,
     OrderTies,
+    PresenceAttack,
     Release,
     SetNoRecovery,
     SetStunned,
     TakeRecovery,
 )
 from combat.rules.hero.decide import decide
+from combat.rules.hero.decide_actions import LEVELS as PRESENCE_LEVELS
+from combat.rules.hero.decide_actions import presence_against, presence_dice
 from combat.rules.hero.decide_phase import abort_refusal
 from combat.rules.hero.describe import ACTION_LABELS, describe, segment_ranges
 from combat.rules.hero.events import (
@@ -46,11 +54,16 @@ from combat.rules.hero.events import (
     Attacked,
     Gain,
     HeldAction,
+    Hesitated,
     HoldContested,
+    HoldKept,
+    HoldOffered,
+    Moved,
     NoRecoverySet,
     PhaseEnded,
     PhaseSpent,
     PoolsAdjusted,
+    PresenceAttacked,
     Recovered,
     Released,
     RollOff,
@@ -60,6 +73,7 @@ from combat.rules.hero.events import (
     TiesOrdered,
 )
 from combat.rules.hero.evolve import evolve
+from combat.rules.hero.interrupts import hold_words, release_refusal
 from combat.rules.hero.setup import KEY, SETTINGS, fighter_from_sheet, initial_state, outcome, write_back
 from combat.rules.hero.state import (
     SPEED_CHART,
@@ -89,7 +103,9 @@ __all__ = [
     "COMMANDS",
     "DEFENSIVE",
     "EVENTS",
+    "HOLD_ON",
     "HOLD_UNTIL",
+    "PRESENCE_LEVELS",
     "KEY",
     "SETTINGS",
     "SPEED_CHART",
@@ -108,8 +124,16 @@ __all__ = [
     "Gain",
     "Held",
     "HeldAction",
+    "Hesitated",
     "Hold",
     "HoldContested",
+    "HoldKept",
+    "HoldOffered",
+    "KeepHolding",
+    "Move",
+    "Moved",
+    "PresenceAttack",
+    "PresenceAttacked",
     "Mark",
     "NextSegment",
     "NoRecoverySet",
@@ -138,6 +162,10 @@ __all__ = [
     "end_cost",
     "evolve",
     "fighter_from_sheet",
+    "hold_words",
+    "presence_against",
+    "presence_dice",
+    "release_refusal",
     "hold_segments",
     "initial_state",
     "next_phase_at",

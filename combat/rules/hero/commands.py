@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from combat.rules.core import Command, Reveal
+from combat.rules.free_roll import FreeRoll
 
 ACTION_KINDS = ("full", "half", "zero", "none")
 DEFENSIVE = {
@@ -20,6 +21,7 @@ DEFENSIVE = {
     "other": "an action the GM allows",
 }
 HOLD_UNTIL = ("", "dex", "segment", "trigger")
+HOLD_ON = {"acts": "'s phase comes up", "attacks": " attacks", "moves": " moves"}  # triggers the engine watches
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,43 @@ class Hold(Command):
     dex: int = 0
     segment: int = 0
     trigger: str = ""
+    on: str = ""  # with until "trigger": "acts", "attacks" or "moves" of `whom`, which the engine watches for
+    whom: str = ""
+
+
+@dataclass(frozen=True)
+class KeepHolding(Command):
+    """The engine offered the held action (its moment came) and the holder waits on."""
+
+    name: ClassVar[str] = "keep_holding"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Keep holding"
+    actor: str = ""
+
+
+@dataclass(frozen=True)
+class Move(Command):
+    """Running: half the RUN or less is a half phase action, more is a full phase action (worked out, not said)."""
+
+    name: ClassVar[str] = "move"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Move"
+    actor: str = ""
+    metres: int = 0
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class PresenceAttack(Command):
+    """Takes no time: 1d6 per 5 PRE (plus or minus dice for the circumstances) against the target's PRE or EGO."""
+
+    name: ClassVar[str] = "presence_attack"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Presence attack"
+    actor: str = ""
+    target: str = ""
+    dice_mod: int = 0
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -179,7 +218,10 @@ COMMANDS = (
     TakeRecovery,
     EndPhase,
     Hold,
+    KeepHolding,
     Release,
+    Move,
+    PresenceAttack,
     Abort,
     AbortOther,
     ContestHold,
@@ -188,4 +230,5 @@ COMMANDS = (
     AdjustPools,
     SetStunned,
     Reveal,
+    FreeRoll,
 )

@@ -15,6 +15,7 @@ from typing import Any
 from combat.rules.core import Command, Event, Reveal, RuleError, decide_reveal
 from combat.rules.core import require as _require
 from combat.rules.dice import Dice
+from combat.rules.free_roll import FreeRoll, decide_free_roll
 from combat.rules.hero.commands import (
     COMMANDS,
     AdjustPools,
@@ -24,9 +25,12 @@ from combat.rules.hero.commands import (
     SetNoRecovery,
     SetStunned,
 )
+from combat.rules.hero.decide_actions import DECIDERS as ACTION_DECIDERS
 from combat.rules.hero.decide_phase import DECIDERS as PHASE_DECIDERS
+from combat.rules.hero.decide_phase import waiting_for_offer
 from combat.rules.hero.events import (
     Gain,
+    Hesitated,
     NoRecoverySet,
     PhaseEnded,
     PhaseSpent,
@@ -39,6 +43,7 @@ from combat.rules.hero.events import (
     TiesOrdered,
 )
 from combat.rules.hero.evolve import evolve
+from combat.rules.hero.interrupts import due_offer
 from combat.rules.hero.state import (
     SPEED_CHART,
     Fighter,
@@ -58,6 +63,8 @@ TURNS_PER_MINUTE = 5
 
 
 def decide(state: State, command: Command, dice: Dice) -> list[Event]:
+    if isinstance(command, FreeRoll):  # any time, in any phase; it changes nothing, so nothing follows
+        return decide_free_roll(state, command, dice)
     handler = DECIDERS.get(type(command))
     if handler is None:
         if type(command) in COMMANDS:
@@ -78,7 +85,7 @@ def _settle(state: State, events: list[Event]) -> list[Event]:
     for event in events:
         state = evolve(state, event)
     out = list(events)
-    while (automatic := _automatic(state)) is not None:
+    while (automatic := _automatic(state) or due_offer(state, out)) is not None:
         state = evolve(state, automatic)
         out.append(automatic)
     return out
@@ -87,18 +94,14 @@ def _settle(state: State, events: list[Event]) -> list[Event]:
 def _automatic(state: State) -> Event | None:
     if state.acting:
         f = state.fighter(state.acting)
-        if f.knocked_out or f.stunned:
-            return PhaseEnded(fighter=f.id, reason="knocked out" if f.knocked_out else "stunned")
-        return None
+        return PhaseEnded(fighter=f.id, reason=_cut_short(f)) if _cut_short(f) else None
     if not state.active:
         return None
     f = state.fighter(state.active)
     if f.forfeit:
         return PhaseSpent(fighter=f.id, segment=state.segment, how="aborted")
-    if f.acted_at == state.now:  # hit in the middle of the phase
-        if f.knocked_out or f.stunned:
-            return PhaseEnded(fighter=f.id, reason="knocked out" if f.knocked_out else "stunned")
-        return None
+    if f.acted_at == state.now:  # hit (or awed) in the middle of the phase
+        return PhaseEnded(fighter=f.id, reason=_cut_short(f)) if _cut_short(f) else None
     if f.knocked_out:
         stun = end = 0
         if f.stun >= KO_EVERY_PHASE and not f.no_recovery:
@@ -106,7 +109,16 @@ def _automatic(state: State) -> Event | None:
         return PhaseSpent(fighter=f.id, segment=state.segment, how="knocked out", stun=stun, end=end)
     if f.stunned:
         return PhaseSpent(fighter=f.id, segment=state.segment, how="stunned")
+    if f.presence >= 3:
+        return PhaseSpent(fighter=f.id, segment=state.segment, how="awed")
+    if f.presence == 2 and state.halves == 0:
+        return Hesitated(fighter=f.id)
     return None
+
+
+def _cut_short(f: Fighter) -> str:
+    """Why the phase a character is in the middle of ends on its own ("" when it does not)."""
+    return "knocked out" if f.knocked_out else "stunned" if f.stunned else "awed" if f.presence >= 3 else ""
 
 
 def _recovery(f: Fighter) -> tuple[int, int]:
@@ -160,6 +172,7 @@ def _next_segment(state: State, c: NextSegment, dice: Dice) -> list[Event]:
         order, rolloff = _order(state, ids, dice)
         return [SegmentStarted(turn=1, segment=12, order=order, rolloff=rolloff)]
     _require(not state.acting, f"{name_of(state, state.acting)} is still acting on a held action.")
+    waiting_for_offer(state)
     _require(
         not state.active,
         f"{name_of(state, state.active)} still has a phase in this segment: act, hold or end it first.",
@@ -273,6 +286,7 @@ def _set_stunned(state: State, c: SetStunned, dice: Dice) -> list[Event]:
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
+    FreeRoll: decide_free_roll,  # decide() runs it first: in any phase, and nothing follows it
     NextSegment: _next_segment,
     OrderTies: _order_ties,
     ChangeSpd: _change_spd,
@@ -281,4 +295,5 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     SetStunned: _set_stunned,
     Reveal: lambda state, c, dice: decide_reveal(state, c),
     **PHASE_DECIDERS,
+    **ACTION_DECIDERS,
 }

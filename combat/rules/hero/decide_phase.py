@@ -17,6 +17,7 @@ from combat.rules.dice import Dice
 from combat.rules.hero.commands import (
     ACTION_KINDS,
     DEFENSIVE,
+    HOLD_ON,
     HOLD_UNTIL,
     Abort,
     AbortOther,
@@ -29,6 +30,7 @@ from combat.rules.hero.commands import (
     TakeRecovery,
 )
 from combat.rules.hero.events import Aborted, Acted, Attacked, HeldAction, HoldContested, PhaseEnded, Released
+from combat.rules.hero.interrupts import release_refusal
 from combat.rules.hero.state import (
     Fighter,
     Held,
@@ -56,12 +58,21 @@ def _text(raw: str) -> str:
 def _on_floor(state: State, actor: str) -> Fighter:
     f = state.fighter(actor)
     _require(state.floor == f.id, f"It is not {f.name}'s phase.")
+    waiting_for_offer(state)
     return f
+
+
+def waiting_for_offer(state: State) -> None:
+    """While a held action's moment is offered, the phase in order waits for the holder."""
+    if state.offers and not state.acting:
+        holder = name_of(state, state.offers[0])
+        raise RuleError(f"Waiting for {holder}: the held action's moment has come (act now or keep holding).")
 
 
 def _able(f: Fighter) -> None:
     _require(not f.knocked_out, f"{f.name} is knocked out.")
     _require(not f.stunned, f"{f.name} is Stunned and can take no actions.")
+    _require(f.presence < 3, f"{f.name} is awed by a Presence attack and does not act until a phase has passed.")
 
 
 def _floor_halves(state: State, f: Fighter) -> int:
@@ -79,11 +90,14 @@ def _pay(state: State, f: Fighter, active_points: int, strength: int) -> int:
 def _can_release(state: State, f: Fighter) -> None:
     _require(f.held is not None, f"{f.name} is not holding an action.")
     _require(not state.acting, f"{name_of(state, state.acting)} is acting on a held action; wait until they finish.")
+    refusal = release_refusal(state, f)
+    _require(not refusal, refusal)
 
 
 def _abort_checks(state: State, f: Fighter) -> None:
     _require(not f.knocked_out, f"{f.name} is knocked out.")
     _require(not f.stunned, f"{f.name} is Stunned and cannot abort.")
+    _require(f.presence < 3, f"{f.name} is awed by a Presence attack and cannot abort.")
     _require(f.acted_at != state.now, f"{f.name} has already acted in this segment.")
     _require(state.floor != f.id, f"It is {f.name}'s phase: act instead of aborting.")
     _require(f.held is not None or not f.forfeit, f"{f.name} has already aborted: the next phase is spent.")
@@ -191,6 +205,7 @@ def _hold(state: State, c: Hold, dice: Dice) -> list[Event]:
     f = state.fighter(c.actor)
     _require(state.active == f.id and not state.acting, f"{f.name} can hold only the phase now open.")
     _able(f)
+    waiting_for_offer(state)
     _require(c.until in HOLD_UNTIL, "Hold until a lower DEX, a later segment or a trigger.")
     held = Held(since=state.now, until=c.until, half=state.halves == 1)
     if c.until == "dex":
@@ -202,6 +217,12 @@ def _hold(state: State, c: Hold, dice: Dice) -> list[Event]:
         nxt = next_phase_tick(state, f, state.segment + 1)
         _require(at < nxt, f"A held action is lost when {f.name}'s next phase begins ({phase_at(nxt)}).")
         held = replace(held, at=at)
+    elif c.until == "trigger" and c.on:
+        _require(c.on in HOLD_ON, "Wait for someone's phase, their attack or their move.")
+        whom = state.fighter(c.whom)
+        _require(whom.id != f.id, f"{f.name} cannot wait for their own action.")
+        _require(whom.id in f.aware_of or whom.side == f.side, f"{f.name} is not aware of {whom.name}.")
+        held = replace(held, on=c.on, whom=whom.id, trigger=f"{whom.name}{HOLD_ON[c.on]}")
     elif c.until == "trigger":
         trigger = _text(c.trigger)
         _require(bool(trigger), "Say what the held action waits for.")

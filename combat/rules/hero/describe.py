@@ -13,17 +13,24 @@ from collections.abc import Callable
 from typing import Any
 
 from combat.rules.core import Event, Revealed, Sight, describe_revealed
+from combat.rules.free_roll import DiceRolled, describe_dice_rolled
 from combat.rules.hero.commands import DEFENSIVE
+from combat.rules.hero.decide_actions import LEVELS as PRESENCE_LEVELS
 from combat.rules.hero.events import (
     Aborted,
     Acted,
     Attacked,
     HeldAction,
+    Hesitated,
     HoldContested,
+    HoldKept,
+    HoldOffered,
+    Moved,
     NoRecoverySet,
     PhaseEnded,
     PhaseSpent,
     PoolsAdjusted,
+    PresenceAttacked,
     Recovered,
     Released,
     SegmentStarted,
@@ -31,6 +38,7 @@ from combat.rules.hero.events import (
     StunnedSet,
     TiesOrdered,
 )
+from combat.rules.hero.interrupts import hold_words
 from combat.rules.hero.state import State, phase_at, turn_and_segment
 
 ACTION_LABELS = {
@@ -138,6 +146,8 @@ def _phase_spent(state: State, event: PhaseSpent, sight: Sight) -> str | None:
         return f"{name}'s phase in segment {event.segment} was already spent on an abort."
     if event.how == "stunned":
         return f"{name} spends the phase in segment {event.segment} recovering from being Stunned."
+    if event.how == "awed":
+        return f"{name}, awed by a Presence attack, does not act in the phase in segment {event.segment}."
     if event.stun or event.end:
         f = state.fighter(event.fighter)
         wake = " and wakes up" if f.stun + event.stun > 0 else ""
@@ -220,8 +230,56 @@ def _held_action(state: State, event: HeldAction, sight: Sight) -> str | None:
         "trigger": f" until {held.trigger}",
         "": "",
     }[held.until]
+    if held.on:
+        until = "" if sight.unseen(held.whom) else f" until {held.trigger}"
     half = " (half a phase)" if held.half else ""
     return f"{sight.name(event.fighter)} holds the action{half}{until}."
+
+
+def _hold_offered(state: State, event: HoldOffered, sight: Sight) -> str | None:
+    if sight.unseen(event.fighter):
+        return None
+    f = state.fighter(event.fighter)
+    held = f.held
+    until = f" ({hold_words(state, held)})" if held and not (held.on and sight.unseen(held.whom)) else ""
+    return f"{sight.name(f.id)}'s held action: its moment has come{until}; act now or keep holding."
+
+
+def _hesitated(state: State, event: Hesitated, sight: Sight) -> str | None:
+    if sight.unseen(event.fighter):
+        return None
+    return f"{sight.name(event.fighter)}, very impressed by a Presence attack, has only half a phase."
+
+
+def _hold_kept(state: State, event: HoldKept, sight: Sight) -> str | None:
+    if sight.unseen(event.fighter):
+        return None
+    return f"{sight.name(event.fighter)} keeps holding the action."
+
+
+def _moved(state: State, event: Moved, sight: Sight) -> str | None:
+    if sight.unseen(event.fighter):
+        return None
+    what = f" ({event.text})" if event.text else ""
+    run = "" if sight.secret(event.fighter) else f" of RUN {event.run} m"
+    kind = f"a full move (more than half{run})" if event.full else f"a half move (half{run} or less)"
+    ends = "; the phase ends" if event.ends_phase else "; half a phase is left"
+    return f"{sight.name(event.fighter)} moves {event.metres} m{what}: {kind}{ends}."
+
+
+def _presence_attacked(state: State, event: PresenceAttacked, sight: Sight) -> str | None:
+    if sight.unseen(event.fighter) and sight.unseen(event.target):
+        return None
+    attacker, target = sight.name(event.fighter, UNSEEN), sight.name(event.target, UNSEEN)
+    what = f" ({event.text})" if event.text and not sight.unseen(event.fighter) else ""
+    roll = "" if sight.secret(event.fighter) else f": {event.total} on {len(event.roll)}d6"
+    against = "" if sight.secret(event.target) or not roll else f" against {event.against}"
+    if event.level == 0:
+        effect = f"{target} is not impressed"
+    else:
+        _, name, does = PRESENCE_LEVELS[event.level - 1]
+        effect = f"{target} is {name}: {does}"
+    return f"{attacker} makes a Presence attack on {target}{what}{roll}{against}; {effect}."
 
 
 def _released(state: State, event: Released, sight: Sight) -> str | None:
@@ -291,6 +349,7 @@ def _stunned_set(state: State, event: StunnedSet, sight: Sight) -> str | None:
 
 
 DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
+    DiceRolled: lambda state, event, sight: describe_dice_rolled(state, event, sight.gm),
     SegmentStarted: _segment_started,
     Recovered: _recovered,
     TiesOrdered: _ties_ordered,
@@ -307,4 +366,9 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     PoolsAdjusted: _pools_adjusted,
     StunnedSet: _stunned_set,
     Revealed: lambda state, event, sight: describe_revealed(state, event),
+    HoldOffered: _hold_offered,
+    Hesitated: _hesitated,
+    HoldKept: _hold_kept,
+    Moved: _moved,
+    PresenceAttacked: _presence_attacked,
 }

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from combat.rules.core import Event, EventCodec, Revealed
+from combat.rules.free_roll import DiceRolled
 from combat.rules.hero.commands import COMMANDS
 from combat.rules.hero.state import Held, body_of
 
@@ -58,7 +59,8 @@ class TiesOrdered(Event):
 
 @dataclass(frozen=True)
 class PhaseSpent(Event):
-    """A phase the rules already spent: "aborted", "stunned" (recovering from it) or "knocked out"."""
+    """A phase the rules already spent: "aborted", "stunned" (recovering from it), "knocked out" or "awed" (by a
+    Presence attack: awed or cowed)."""
 
     kind: ClassVar[str] = "phase_spent"
     fighter: str = ""
@@ -114,7 +116,7 @@ class Attacked(Event):
 class PhaseEnded(Event):
     kind: ClassVar[str] = "phase_ended"
     fighter: str = ""
-    reason: str = ""  # "" (ended by the character or the GM), "stunned" or "knocked out" mid-phase
+    reason: str = ""  # "" (ended by the character or the GM), "stunned", "knocked out" or "awed" mid-phase
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,56 @@ class StunnedSet(Event):
     stunned: bool = True
 
 
+@dataclass(frozen=True)
+class HoldOffered(Event):
+    """A held action's moment came (its DEX, its segment, or the trigger it named): the holder may act now, and
+    the phase in order waits for them."""
+
+    kind: ClassVar[str] = "hold_offered"
+    fighter: str = ""
+    why: str = ""  # "dex", "segment", "acts", "attacks" or "moves"
+
+
+@dataclass(frozen=True)
+class HoldKept(Event):
+    kind: ClassVar[str] = "hold_kept"
+    fighter: str = ""
+
+
+@dataclass(frozen=True)
+class Moved(Event):
+    kind: ClassVar[str] = "moved"
+    fighter: str = ""
+    metres: int = 0
+    run: int = 12  # the RUN it was measured against
+    full: bool = False  # more than half the RUN: a full phase action
+    ends_phase: bool = False
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class PresenceAttacked(Event):
+    kind: ClassVar[str] = "presence_attacked"
+    fighter: str = ""
+    target: str = ""
+    roll: tuple[int, ...] = ()
+    against: int = 10  # the target's PRE (or EGO) it is measured against
+    level: int = 0  # 0 no effect, 1 impressed, 2 very impressed, 3 awed, 4 cowed
+    text: str = ""
+
+    @property
+    def total(self) -> int:
+        return sum(self.roll)
+
+
+@dataclass(frozen=True)
+class Hesitated(Event):
+    """A very impressed character's phase opens: only a half phase action in it (the Presence attack's effect)."""
+
+    kind: ClassVar[str] = "hesitated"
+    fighter: str = ""
+
+
 EVENTS = (
     SegmentStarted,
     Recovered,
@@ -205,5 +257,11 @@ EVENTS = (
     PoolsAdjusted,
     StunnedSet,
     Revealed,
+    DiceRolled,
+    HoldOffered,
+    HoldKept,
+    Moved,
+    PresenceAttacked,
+    Hesitated,
 )
 CODEC = EventCodec(EVENTS, COMMANDS)

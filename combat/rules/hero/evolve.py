@@ -11,17 +11,23 @@ from dataclasses import replace
 from typing import Any
 
 from combat.rules.core import Event, Revealed, evolve_revealed
+from combat.rules.free_roll import DiceRolled, evolve_dice_rolled
 from combat.rules.hero.events import (
     Aborted,
     Acted,
     Attacked,
     Gain,
     HeldAction,
+    Hesitated,
     HoldContested,
+    HoldKept,
+    HoldOffered,
+    Moved,
     NoRecoverySet,
     PhaseEnded,
     PhaseSpent,
     PoolsAdjusted,
+    PresenceAttacked,
     Recovered,
     Released,
     SegmentStarted,
@@ -36,7 +42,10 @@ def evolve(state: State, event: Event) -> State:
     handler = EVOLVERS.get(type(event))
     if handler is None:
         raise TypeError(f"The HERO System has no evolve for the event {type(event).__name__}.")
-    return handler(state, event)
+    state = handler(state, event)
+    if state.offers:  # an offer ends with the held action (acted on, aborted, lost, knocked out...)
+        state = replace(state, offers=tuple(fid for fid in state.offers if state.fighter(fid).held))
+    return state
 
 
 # --- small steps every event takes ---------------------------------------------------------------------------
@@ -150,6 +159,8 @@ def _phase_spent(state: State, event: PhaseSpent) -> State:
         f = replace(f, forfeit=False)
     elif event.how == "stunned":
         f = replace(f, stunned=False)
+    elif event.how == "awed":
+        f = replace(f, presence=0)
     return _end_active(_put(state, f), event.how)
 
 
@@ -176,6 +187,8 @@ def _attacked(state: State, event: Attacked) -> State:
 
 
 def _phase_ended(state: State, event: PhaseEnded) -> State:
+    if event.reason == "awed":  # awed in the middle of the phase: its rest is the phase lost
+        state = _put(state, replace(state.fighter(event.fighter), presence=0))
     return _end_floor(state, event.fighter)
 
 
@@ -203,7 +216,39 @@ def _aborted(state: State, event: Aborted) -> State:
 
 
 def _hold_contested(state: State, event: HoldContested) -> State:
-    return state  # the rolls change nothing; a Released follows when the holder wins
+    """A Released follows when the holder wins; when they lose, the phase in order goes first (an offer ends)."""
+    return replace(state, offers=tuple(fid for fid in state.offers if fid != event.holder))
+
+
+def _hold_offered(state: State, event: HoldOffered) -> State:
+    f = state.fighter(event.fighter)
+    state = _put(state, replace(f, held=replace(_held(f), offered=state.now)))
+    return replace(state, offers=state.offers + (f.id,))
+
+
+def _hold_kept(state: State, event: HoldKept) -> State:
+    return replace(state, offers=tuple(fid for fid in state.offers if fid != event.fighter))
+
+
+def _moved(state: State, event: Moved) -> State:
+    """A move is a half or full phase action like any other."""
+    action = "full" if event.full else "half"
+    return _acted(state, Acted(fighter=event.fighter, action=action, ends_phase=event.ends_phase))
+
+
+def _presence_attacked(state: State, event: PresenceAttacked) -> State:
+    """Takes no time. With the GM's setting the effect lands: very impressed (2) and up until the next phase;
+    awed (3) or cowed (4) lose a held action, as Stunned does."""
+    if not state.settings.get("presence_effects", True) or event.level < 2:
+        return state
+    f = state.fighter(event.target)
+    f = replace(f, presence=max(f.presence, event.level))
+    return _put(state, replace(f, held=None) if f.presence >= 3 else f)
+
+
+def _hesitated(state: State, event: Hesitated) -> State:
+    f = replace(state.fighter(event.fighter), presence=0)
+    return replace(_put(state, f), halves=1)
 
 
 def _spd_changed(state: State, event: SpdChanged) -> State:
@@ -233,6 +278,7 @@ def _stunned_set(state: State, event: StunnedSet) -> State:
 
 
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
+    DiceRolled: evolve_dice_rolled,
     SegmentStarted: _segment_started,
     Recovered: _recovered,
     TiesOrdered: _ties_ordered,
@@ -249,4 +295,9 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     PoolsAdjusted: _pools_adjusted,
     StunnedSet: _stunned_set,
     Revealed: evolve_revealed,
+    HoldOffered: _hold_offered,
+    HoldKept: _hold_kept,
+    Moved: _moved,
+    PresenceAttacked: _presence_attacked,
+    Hesitated: _hesitated,
 }

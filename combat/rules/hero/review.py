@@ -17,17 +17,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from combat.rules import odds
 from combat.rules.core import Event, Sight
 from combat.rules.hero.events import (
     Aborted,
     Acted,
     Attacked,
     HoldContested,
+    Moved,
     PhaseEnded,
     PoolsAdjusted,
+    PresenceAttacked,
     SegmentStarted,
 )
 from combat.rules.hero.state import State
+
+# What the damage chart counts.
+DAMAGE_UNIT = "BODY"
+# What the story's closest call counts (`health`).
+HEALTH_UNIT = "BODY"
 
 
 @dataclass(frozen=True)
@@ -48,12 +56,14 @@ class Facts:
     phase: int  # the segment
     turn: str  # HERO has no one's turn: phases in DEX order share the segment
     actor: str
+    floor: str = ""  # whose phase (or released held action) was open just before the event: the story's phase times
     action: bool = False
     rolls: tuple[RollFact, ...] = ()
     damage: tuple[tuple[str, str, int], ...] = ()  # (source, target, BODY)
     phases_used: int = 0
     credits: tuple[tuple[str, str, int], ...] = ()  # (who took it, "stun_taken", STUN)
     extra: dict[str, Any] = field(default_factory=dict)
+    hidden: tuple[tuple[str, str], ...] = ()  # (who, figure): an amount this viewer may not know
 
 
 # (key, label, GM-only)
@@ -73,26 +83,51 @@ def facts(state: State, event: Event, gm: bool = True) -> Facts:
     sight = Sight(state.fighters, gm)
     unseen, secret = sight.unseen, sight.secret
 
-    base: dict[str, Any] = {"round": state.turn, "phase": state.segment, "turn": ""}
+    base: dict[str, Any] = {"round": state.turn, "phase": state.segment, "turn": "", "floor": state.floor}
     rolls: list[RollFact] = []
     damage: tuple[tuple[str, str, int], ...] = ()
     credits: tuple[tuple[str, str, int], ...] = ()
     if isinstance(event, SegmentStarted):
         rolls = [RollFact(6, r.faces, counted=False) for r in event.rolloff if not unseen(r.fighter)]
         return Facts(round=event.turn, phase=event.segment, turn="", actor="", rolls=tuple(rolls))
-    if isinstance(event, Acted):
+    if isinstance(event, (Acted, Moved)):
         return Facts(**base, actor=event.fighter, action=True, phases_used=int(event.ends_phase))
+    if isinstance(event, PresenceAttacked):
+        if secret(event.fighter):  # the number of dice would give the PRE away
+            return Facts(**base, actor=event.fighter, action=not unseen(event.fighter))
+        # It succeeds at the target's PRE (or EGO): a player knows the odds only when that number is theirs to know.
+        chance = None if secret(event.target) else odds.at_least(len(event.roll), 6, event.against)
+        return Facts(
+            **base,
+            actor=event.fighter,
+            action=True,
+            rolls=(RollFact(6, event.roll, succeeded=event.level > 0, chance=chance),),
+        )
     if isinstance(event, Attacked):
         if unseen(event.fighter) and unseen(event.target):
             return Facts(**base, actor=event.fighter)
-        rolls = [RollFact(6, event.roll, succeeded=event.hit, entered=event.entered)]
+        # What the roll needed (11 + OCV − DCV) is the GM's to know when either side's numbers are secret.
+        odds_known = not secret(event.fighter) and not secret(event.target)
+        chance = odds.hero_attack(event.needed) if odds_known else None
+        rolls = [RollFact(6, event.roll, succeeded=event.hit, entered=event.entered, chance=chance)]
+        hidden: tuple[tuple[str, str], ...] = ()
         if event.hit and not secret(event.target):
             if event.damage:
                 rolls.append(RollFact(6, event.damage, counted=False, entered=event.damage_entered))
             damage = ((event.fighter, event.target, event.body),) if event.body else ()
             credits = ((event.target, "stun_taken", event.stun),) if event.stun else ()
+        elif event.hit:  # a hit on an enemy whose BODY and STUN are the GM's to know
+            hidden = ((event.fighter, "damage_dealt"), (event.target, "damage_taken"), (event.target, "stun_taken"))
         return Facts(
-            **base, actor=event.fighter, action=True, rolls=tuple(rolls), damage=damage, credits=credits, phases_used=1
+            **base,
+            actor=event.fighter,
+            action=True,
+            rolls=tuple(rolls),
+            damage=damage,
+            credits=credits,
+            phases_used=1,
+            hidden=hidden,
+            extra={"hits": 1} if event.hit else {"misses": 1},
         )
     if isinstance(event, PhaseEnded):
         f = state.fighter(event.fighter)
@@ -105,13 +140,42 @@ def facts(state: State, event: Event, gm: bool = True) -> Facts:
             (event.other, event.other_roll, event.other_target, False),
         ):
             if not unseen(fid):
-                rolls.append(RollFact(6, faces, succeeded=sum(faces) <= target if counted else None, counted=counted))
+                chance = odds.at_most(3, 6, target) if counted and not secret(fid) else None
+                won = sum(faces) <= target if counted else None
+                rolls.append(RollFact(6, faces, succeeded=won, counted=counted, chance=chance))
         return Facts(**base, actor=event.holder, rolls=tuple(rolls))
     if isinstance(event, PoolsAdjusted):
         if secret(event.fighter):
-            return Facts(**base, actor=event.fighter)
+            return Facts(
+                **base, actor=event.fighter, hidden=((event.fighter, "damage_taken"), (event.fighter, "stun_taken"))
+            )
         damage = (("", event.fighter, -event.body),) if event.body < 0 else ()
         credits = ((event.fighter, "stun_taken", -event.stun),) if event.stun < 0 else ()
-        return Facts(**base, actor=event.fighter, damage=damage, credits=credits)
+        healed = {"healing": event.body} if event.body > 0 else {}
+        return Facts(**base, actor=event.fighter, damage=damage, credits=credits, extra=healed)
     actor = getattr(event, "fighter", "") or getattr(event, "holder", "")
     return Facts(**base, actor=actor)
+
+
+def health(state: State, gm: bool) -> dict[str, int]:
+    """BODY of every combatant this viewer may know the numbers of (the story's closest call)."""
+    sight = Sight(state.fighters, gm)
+    return {f.id: f.body for f in state.fighters if not sight.secret(f.id)}
+
+
+PRESENCE_EFFECTS = {2: "Very impressed", 3: "Awed", 4: "Cowed"}
+
+
+def conditions(state: State, gm: bool) -> dict[str, dict[str, int]]:
+    """The conditions each combatant has, as the table shows them to this viewer (the story's conditions suffered):
+    knocked out (or dying at 0 BODY), Stunned, and a Presence attack's lasting effect."""
+    sight = Sight(state.fighters, gm)
+    out = {}
+    for f in state.fighters:
+        if sight.unseen(f.id):
+            continue
+        now = {"Knocked out": f.knocked_out, "Dying": not f.knocked_out and f.body <= 0, "Stunned": f.stunned}
+        out[f.id] = {name: 1 for name, has in now.items() if has}
+        if f.presence in PRESENCE_EFFECTS:
+            out[f.id][PRESENCE_EFFECTS[f.presence]] = 1
+    return out

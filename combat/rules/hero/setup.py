@@ -42,6 +42,19 @@ SETTINGS = (
         False,
         help="An attack's 3d6 and its damage dice may be typed in; the log marks them as physical dice.",
     ),
+    Setting(
+        "presence_against",
+        "A Presence attack is measured against the target's",
+        "pre",
+        choices=(("pre", "PRE"), ("higher", "PRE or EGO, whichever is higher"), ("ego", "EGO")),
+    ),
+    Setting(
+        "presence_effects",
+        "The engine applies a Presence attack's effects",
+        True,
+        help="Very impressed: only a half phase action in the next phase; awed: that phase is lost, at half DCV "
+        "until then; cowed: as awed, at 0 DCV. Off: the log tells the effect and the GM rules on it.",
+    ),
     ATTACK_REVEALS,
 )
 
@@ -61,6 +74,9 @@ _SHEET = (
     "body_max",
     "end",
     "end_max",
+    "run",
+    "pre",
+    "ego",
 )
 WRITTEN_BACK = ("stun", "body", "end")
 
@@ -77,10 +93,12 @@ def initial_state(fighters: tuple[Fighter, ...], settings: dict[str, Any] | None
 def fighter_from_sheet(
     key: str, name: str, side: str, owner: int | None, stats: dict[str, Any], aware_of: tuple[str, ...]
 ) -> Fighter:
-    """A combatant built from a HERO character sheet (see hero.stats); current values never start above maxima."""
-    defaults = STATS.defaults()
+    """A combatant built from a HERO character sheet (see hero.stats); current values never start above maxima.
+
+    Initiative DEX is the sheet's DEX unless the GM overrode it (`STATS.resolve`)."""
+    sheet = STATS.resolve(stats)
     try:
-        values: dict[str, Any] = {k: int(stats.get(k, defaults[k])) for k in _SHEET}
+        values: dict[str, Any] = {k: int(sheet[k]) for k in _SHEET}
     except (TypeError, ValueError):
         raise RuleError(f"{name}'s sheet has a characteristic that is not a whole number.") from None
     if not 1 <= values["spd"] <= 12:

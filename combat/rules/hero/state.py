@@ -104,6 +104,9 @@ class Held:
     at: int = 0  # tick of the segment held to
     trigger: str = ""
     half: bool = False  # a half phase action was already taken: only a half phase is held
+    on: str = ""  # a trigger the engine watches: "acts", "attacks" or "moves" (of `whom`); "" the GM judges
+    whom: str = ""
+    offered: int = 0  # tick of the last time the engine offered the holder the interrupt
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,10 @@ class Fighter:
     forfeit: bool = False  # aborted: the next phase is already spent
     acted_at: int = 0  # tick of the last segment in which this character acted
     no_recovery: bool = False  # GM flag: no free recoveries (holding breath, deeply knocked out)
+    run: int = 12  # RUN in metres per phase (6e's default 12 m)
+    pre: int = 10
+    ego: int = 10
+    presence: int = 0  # a Presence attack's effect until the next phase: 2 very impressed, 3 awed, 4 cowed
 
     @property
     def knocked_out(self) -> bool:
@@ -147,8 +154,10 @@ class Fighter:
 
     @property
     def current_dcv(self) -> int:
-        """Stunned halves DCV (a half rounds for the character)."""
-        return (self.dcv + 1) // 2 if self.stunned else self.dcv
+        """Stunned or awed halve DCV (a half rounds for the character); cowed is 0 DCV."""
+        if self.presence >= 4:
+            return 0
+        return (self.dcv + 1) // 2 if self.stunned or self.presence == 3 else self.dcv
 
     def mark(self, segment: int) -> str:
         return next((m.how for m in self.marks if m.segment == segment), "")
@@ -169,6 +178,7 @@ class State:
     recovering: tuple[str, ...] = ()  # took a Recovery this segment; it lands when the segment ends
     skipped: tuple[int, ...] = ()  # segments passed over with nobody to act just before this one
     ties_set: tuple[str, ...] = ()  # characters whose DEX tie the GM ordered in this segment
+    offers: tuple[str, ...] = ()  # holders whose moment has come: the phase in order waits for them
     settings: dict[str, str | int | bool] = field(default_factory=dict)
 
     @property

@@ -13,6 +13,8 @@ The files, in the order a newcomer might read them
 - ``ship.py``, ``stats.py``, ``review.py``: ship statistics, crew sheet stats, after-action review facts
 - ``gear.py``, ``fire.py``: armour (AC, damage reduction), weapon stats, hull and shield points from size and
   tier; a weapon with stats firing (``TakeAction`` Fire with a target: ``WeaponFired``, power dice added)
+- ``disabled.py``  a ship at 0 hull points: disabled or destroyed, system damage, destruction saves (rolled as its
+  turn starts), ``Stabilise``, and what a disabled ship's crew may still do
 
 This module is the model's public surface; the rest of Fray imports from here. (The function names ``decide``,
 ``evolve`` and ``describe`` hide the modules of the same name: import from those as ``from
@@ -68,6 +70,7 @@ from combat.rules.sw5e.commands import (
     SetShipInitiative,
     SetSurprise,
     SpendPower,
+    Stabilise,
     StartCombat,
     StartCrewTurn,
     TakeAction,
@@ -84,6 +87,7 @@ from combat.rules.sw5e.events import (
     CrewOrderSet,
     CrewTurnEnded,
     CrewTurnStarted,
+    DestructionSaveRolled,
     HullPatched,
     InitiativeRolled,
     PowerDistributed,
@@ -93,13 +97,18 @@ from combat.rules.sw5e.events import (
     ShieldsRegenerated,
     ShipAdjusted,
     ShipDamaged,
+    ShipExploded,
     ShipInitiativeSet,
+    ShipRecovered,
     ShipTurnEnded,
     ShipTurnSkipped,
     ShipTurnStarted,
+    StabiliseAttempted,
     StealthRolled,
     SurpriseSet,
+    SystemDamaged,
     TiesOrdered,
+    UsedSaveRolled,
     WeaponFired,
 )
 from combat.rules.sw5e.evolve import evolve, route_power, split_damage
@@ -123,9 +132,15 @@ from combat.rules.sw5e.state import (
     Ship,
     State,
     adjust_limit,
+    bonus_name,
+    bonus_spec,
     counted_key,
     custom_key,
+    halved,
+    hull_max,
     power_die,
+    regeneration,
+    shields_max,
     ship_order,
     what_label,
 )
@@ -166,9 +181,15 @@ __all__ = [
     "REACTOR_LABELS",
     "SHIELD_LABELS",
     "adjust_limit",
+    "bonus_name",
+    "bonus_spec",
     "counted_key",
     "custom_key",
+    "halved",
+    "hull_max",
     "power_die",
+    "regeneration",
+    "shields_max",
     "ship_order",
     "what_label",
     # Commands (commands.py).
@@ -190,6 +211,13 @@ __all__ = [
     "Damage",
     "AdjustShip",
     "AllowAction",
+    "Stabilise",
+    "SystemDamaged",
+    "DestructionSaveRolled",
+    "StabiliseAttempted",
+    "ShipRecovered",
+    "ShipExploded",
+    "UsedSaveRolled",
     # Events (events.py).
     "CrewAssigned",
     "SurpriseSet",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from combat.rules.core import Command
+from combat.rules.free_roll import FreeRoll
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,18 @@ class AllowAction(Command):
     repeat: bool = False  # several crew members may take it in one round (a force power, a Medicine check)
 
 
+@dataclass(frozen=True)
+class Stabilise(Command):
+    """A crew member's action aboard a disabled ship: the server rolls their Intelligence (Mechanic's Kit) check
+    (d20 + the modifier they give) against DC 10; on a success the ship is stable."""
+
+    name: ClassVar[str] = "stabilise"
+    who: ClassVar[str] = "owner"
+    label: ClassVar[str] = "Try to stabilise the ship (DC 10 Intelligence (Mechanic's Kit))"
+    actor: str = ""
+    modifier: int = 0
+
+
 COMMANDS = (
     AssignCrew,
     SetSurprise,
@@ -201,4 +214,6 @@ COMMANDS = (
     Damage,
     AdjustShip,
     AllowAction,
+    Stabilise,
+    FreeRoll,
 )

@@ -14,7 +14,8 @@ from typing import Any
 from combat.rules.core import Command, Event, RuleError
 from combat.rules.core import require as _require
 from combat.rules.dice import Dice
-from combat.rules.sw5e import gear
+from combat.rules.free_roll import FreeRoll, decide_free_roll
+from combat.rules.sw5e import disabled, gear
 from combat.rules.sw5e import ship as sw
 from combat.rules.sw5e.commands import (
     COMMANDS,
@@ -32,6 +33,7 @@ from combat.rules.sw5e.commands import (
     SetShipInitiative,
     SetSurprise,
     SpendPower,
+    Stabilise,
     StartCombat,
     StartCrewTurn,
     TakeAction,
@@ -67,15 +69,19 @@ from combat.rules.sw5e.fire import check_power, fire
 from combat.rules.sw5e.state import (
     ACTION_MENU,
     ADJUSTABLE,
-    MENU,
     SLOTS,
     STATION_LABELS,
     STORE_LABELS,
+    Fighter,
     Ship,
     State,
     adjust_limit,
+    bonus_spec,
     custom_key,
+    hull_max,
     power_die,
+    regeneration,
+    shields_max,
     ship_order,
     what_label,
 )
@@ -84,13 +90,33 @@ from combat.rules.sw5e.state import (
 def decide(state: State, command: Command, dice: Dice) -> list[Event]:
     """The events `command` brings about, or a RuleError with a sentence when the rules refuse it. Never mutates;
     every die rolled goes into an event. A command of this model with no decider is a bug, said loudly."""
+    if isinstance(command, FreeRoll):  # any time, in any phase; it changes nothing, so nothing follows
+        return decide_free_roll(state, command, dice)
     _require(not state.ended, "This encounter has ended.")
     handler = DECIDERS.get(type(command))
     if handler is None and type(command) in COMMANDS:
         raise TypeError(f"SW5e's decide has no handler for {type(command).__name__} commands.")
     if handler is None:
         raise RuleError("That is not an action in SW5e starship combat.")
-    return handler(state, command, dice)
+    events, after = _with_follow_ups(state, handler(state, command, dice))
+    if after.started and not after.ship_turn and any(disabled.takes_turns(after, s) for s in after.ships):
+        # Every ship was out of action and the GM's correction brings one back: a new round begins.
+        events += _advance(after, dice, len(after.order))
+    return events
+
+
+def _with_follow_ups(state: State, events: list[Event]) -> tuple[list[Event], State]:
+    """`events`, each followed by what it brings about at 0 hull points (system damage, an NPC ship exploding,
+    the destruction saves cleared by repairs: disabled.after_event); and the state after them all."""
+    out: list[Event] = []
+    for event in events:
+        after = evolve(state, event)
+        out.append(event)
+        for extra in disabled.after_event(state, after, event):
+            after = evolve(after, extra)
+            out.append(extra)
+        state = after
+    return out, state
 
 
 BOOST_DC_STEP = 5  # each boost already taken this ship turn raises a further boost's DC by this much
@@ -256,16 +282,24 @@ def _advance(state: State, dice: Dice, start: int) -> list[Event]:
             ship = s.ship(sid)
             if ship.status == "destroyed":
                 continue
-            if ship.status == "disabled":
+            saves = disabled.save_at_turn_start(s, ship, dice)  # a disabled ship's destruction save comes first
+            for save in saves:
+                s = evolve(s, save)
+            events += saves
+            ship = s.ship(sid)
+            if ship.status == "destroyed":
+                continue
+            if ship.status == "disabled" and not disabled.crew_may_act(s):
                 skip: Event = ShipTurnSkipped(ship=sid, reason="disabled")
             elif ship.surprised and ship.turns == 0 and s.setting("surprised_ship") == "skip":
                 skip = ShipTurnSkipped(ship=sid, reason="surprised")
             else:
-                faces, produced = reactor_output(ship.reactor, dice)
+                # A disabled ship's reactor makes no power; its crew may still repair it (disabled.py).
+                faces, produced = reactor_output(ship.reactor, dice) if ship.active else ((), 0)
                 return events + [ShipTurnStarted(ship=sid, reactor=ship.reactor, faces=faces, produced=produced)]
             events.append(skip)
             s = evolve(s, skip)
-        if lap == 2 or not any(ship.active for ship in s.ships):
+        if lap == 2 or not any(disabled.takes_turns(s, ship) for ship in s.ships):
             break
         new_round = RoundStarted(round=s.round + 1)
         events.append(new_round)
@@ -317,9 +351,9 @@ def _regenerate_shields(state: State, c: RegenerateShields, dice: Dice) -> list[
     _require(ship.active, f"{ship.name} is {ship.status}.")
     _require(ship.shields_max > 0, f"{ship.name} has no shield generator.")
     _require(ship.shields > 0, f"{ship.name}'s shields are down: regeneration cannot restart them.")
-    _require(ship.shields < ship.shields_max, f"{ship.name}'s shields are already full.")
+    _require(ship.shields < shields_max(state, ship), f"{ship.name}'s shields are already full.")
     _require(ship.shield_dice > 0, f"{ship.name} has no shield dice left.")
-    return [ShieldsRegenerated(ship=ship.id, by=by, points=ship.regeneration)]
+    return [ShieldsRegenerated(ship=ship.id, by=by, points=regeneration(state, ship))]
 
 
 def _set_crew_order(state: State, c: SetCrewOrder, dice: Dice) -> list[Event]:
@@ -361,7 +395,7 @@ def _start_crew_turn(state: State, c: StartCrewTurn, dice: Dice) -> list[Event]:
     ship = _turn_ship(state)
     f = state.fighter(c.actor)
     _require(f.ship == ship.id, f"{f.name} is not aboard {ship.name}, whose turn it is.")
-    _require(ship.active, f"{ship.name} is {ship.status}: its crew cannot act.")
+    disabled.check_crew_turn(state, ship)
     _require(state.stage != "power", f"Distribute {ship.name}'s power dice first.")
     _require(not state.acting, f"{_acting_name(state)} is still taking their turn.")
     _require(not f.took_turn, f"{f.name} has already taken a turn this round.")
@@ -385,26 +419,35 @@ def _find_action(state: State, text: str) -> tuple[str, str, str]:
     raise RuleError("That action is not on the menu; the GM can allow it by name.")
 
 
+def _bonus_action(state: State, f: Fighter, text: str) -> tuple[str, str, str]:
+    """(key, label, kind) of a bonus action. Seed: "You can only take a bonus action if some feature gives you one,
+    and you can only take one bonus action on each of your turns"; the feature says what it is (the crew sheet names
+    it: a menu action or the feature's own), unless the GM's "bonus_actions" setting lets it be any action."""
+    _require(f.bonus_action, f"{f.name} has no feature that grants a bonus action.")
+    _require(not f.bonus_used, f"{f.name} has already taken a bonus action this turn.")
+    spec = bonus_spec(state, f)
+    wanted = " ".join(text.split()).casefold()
+    if spec is not None and (wanted in (spec.key, spec.label.casefold()) or custom_key(text) == spec.key):
+        return spec.key, spec.label, spec.kind
+    if state.setting("bonus_actions") == "any":
+        return _find_action(state, text)
+    _require(spec is not None, f"{f.name}'s bonus action names no action yet: the GM sets it on their crew sheet.")
+    raise RuleError(f"{f.name}'s bonus action is for {spec.label if spec else ''} only.")
+
+
 def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
     _combat(state)
     f = state.fighter(c.actor)
     _require(bool(f.ship), f"{f.name} is not aboard a ship.")
     ship = state.ship(f.ship)
-    _require(ship.active, f"{ship.name} is {ship.status}: its crew cannot act.")
-    key, label, kind = _find_action(state, c.action)
     _require(c.slot in SLOTS, "Choose an action, a bonus action or a reaction.")
     if c.slot in ("action", "bonus"):
         _require(state.acting == f.id, f"It is not {f.name}'s turn.")
+    key, label, kind = _bonus_action(state, f, c.action) if c.slot == "bonus" else _find_action(state, c.action)
+    disabled.check_action(state, ship, key, c.slot)
     if c.slot == "action":
         _require(not f.action_used, f"{f.name} has already taken an action this turn.")
-    elif c.slot == "bonus":
-        _require(f.bonus_action, f"{f.name} has no feature that grants a bonus action.")
-        _require(not f.bonus_used, f"{f.name} has already taken a bonus action this turn.")
-        # The feature that grants a bonus action says what it is for.
-        allowed = MENU[f.bonus_for].label if f.bonus_for in MENU else ""
-        _require(bool(allowed), f"{f.name}'s bonus action names no action yet: the GM sets it on their crew sheet.")
-        _require(key == f.bonus_for, f"{f.name}'s bonus action is for {allowed} only.")
-    else:
+    elif c.slot == "reaction":
         _require(not state.surprised_now(f), f"{f.name} is surprised: no reaction until their first turn ends.")
         _require(
             not f.reaction_used,
@@ -473,19 +516,27 @@ def _take_action(state: State, c: TakeAction, dice: Dice) -> list[Event]:
         )
     ]
     if key == "patch":
-        _require(ship.hull < ship.hull_max, f"{ship.name}'s hull is already at full strength.")
+        _require(ship.hull < hull_max(state, ship), f"{ship.name}'s hull is already at full strength.")
         _require(ship.hull_dice > 0, f"{ship.name} has no hull dice left to patch with.")
         face = dice.roll(1, ship.die)[0]
         events.append(HullPatched(fighter=f.id, ship=ship.id, sides=ship.die, face=face, bonus=ship.con_mod))
     if key == "regenerate_shields":  # unlike the free start-of-turn regeneration, it works at 0 shield points
         _require(ship.shields_max > 0, f"{ship.name} has no shield generator.")
-        _require(ship.shields < ship.shields_max, f"{ship.name}'s shields are already full.")
+        _require(ship.shields < shields_max(state, ship), f"{ship.name}'s shields are already full.")
         _require(ship.shield_dice > 0, f"{ship.name} has no shield dice left.")
         face = dice.roll(1, ship.die)[0]
-        events.append(ShieldDieRolled(fighter=f.id, ship=ship.id, sides=ship.die, face=face))
+        events.append(
+            ShieldDieRolled(fighter=f.id, ship=ship.id, sides=ship.die, face=face, bonus=_shield_bonus(state, ship))
+        )
     if kind == "weapon":
         events += fire(state, f, ship, weapon, target, c.power, dice)
     return events
+
+
+def _shield_bonus(state: State, ship: Ship) -> int:
+    """What a rolled shield die adds: the ship's Strength modifier (the rules notes work shield points out "with
+    shield dice and Str mod", as hull dice add Constitution), unless the GM's setting says the die alone."""
+    return ship.str_mod if state.setting("shield_die_mod") == "strength" else 0
 
 
 def _spend_power(state: State, c: SpendPower, dice: Dice) -> list[Event]:
@@ -544,7 +595,7 @@ def _adjust_ship(state: State, c: AdjustShip, dice: Dice) -> list[Event]:
     ship = state.ship(c.ship)
     _require(ship.status != "destroyed", f"{ship.name} is destroyed.")
     _require(c.what in ADJUSTABLE, "Choose hull, shields, hull dice, shield dice or a power store.")
-    top = adjust_limit(ship, c.what)
+    top = adjust_limit(state, ship, c.what)
     # A step applies to the value as it is now, whatever changed since the GM's table was drawn.
     now = ship.stored(c.what.removeprefix("power_")) if c.what.startswith("power_") else getattr(ship, c.what)
     value = now + c.change if c.change else c.value
@@ -565,6 +616,7 @@ def _allow_action(state: State, c: AllowAction, dice: Dice) -> list[Event]:
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
+    FreeRoll: decide_free_roll,  # decide() runs it first: in any phase, and nothing follows it
     AssignCrew: _assign_crew,
     SetSurprise: _set_surprise,
     WorkOutSurprise: _work_out_surprise,
@@ -583,4 +635,5 @@ DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
     Damage: _damage,
     AdjustShip: _adjust_ship,
     AllowAction: _allow_action,
+    Stabilise: disabled.decide_stabilise,
 }

@@ -14,6 +14,8 @@ from functools import cached_property
 from typing import Any, NamedTuple
 
 from combat.rules.core import Event, Sight
+from combat.rules.free_roll import DiceRolled, describe_dice_rolled
+from combat.rules.sw5e import disabled
 from combat.rules.sw5e.events import (
     ActionAllowed,
     ActionTaken,
@@ -22,6 +24,7 @@ from combat.rules.sw5e.events import (
     CrewOrderSet,
     CrewTurnEnded,
     CrewTurnStarted,
+    DestructionSaveRolled,
     HullPatched,
     InitiativeRolled,
     PowerDistributed,
@@ -31,13 +34,18 @@ from combat.rules.sw5e.events import (
     ShieldsRegenerated,
     ShipAdjusted,
     ShipDamaged,
+    ShipExploded,
     ShipInitiativeSet,
+    ShipRecovered,
     ShipTurnEnded,
     ShipTurnSkipped,
     ShipTurnStarted,
+    StabiliseAttempted,
     StealthRolled,
     SurpriseSet,
+    SystemDamaged,
     TiesOrdered,
+    UsedSaveRolled,
     WeaponFired,
 )
 from combat.rules.sw5e.evolve import route_power, split_damage
@@ -50,6 +58,8 @@ from combat.rules.sw5e.state import (
     Fighter,
     Ship,
     State,
+    hull_max,
+    shields_max,
     what_label,
 )
 
@@ -194,6 +204,8 @@ def _round_started(v: Viewer, event: RoundStarted) -> str | None:
 
 
 def _ship_turn_started(v: Viewer, event: ShipTurnStarted) -> str | None:
+    if v.state.ship(event.ship).status == "disabled":  # public, as its status is (disabled.py)
+        return f"{v.ship_name(event.ship)}'s turn begins: it is disabled, so its crew may only try to repair it."
     if v.secret(event.ship):
         return f"{v.ship_name(event.ship)}'s turn begins."
     reactor = REACTOR_LABELS.get(event.reactor, "reactor").lower()
@@ -221,11 +233,11 @@ def _shields_regenerated(v: Viewer, event: ShieldsRegenerated) -> str | None:
     ship = v.state.ship(event.ship)
     if v.secret(ship.id):
         return f"{v.ship_name(ship.id)} regenerates its shields."
-    gained = max(0, min(ship.shields_max, ship.shields + event.points) - ship.shields)
+    gained = max(0, min(shields_max(v.state, ship), ship.shields + event.points) - ship.shields)
     return (
         f"{v.name(event.by)} spends one of {v.ship_name(ship.id)}'s shield dice (d{ship.die}, "
         f"{SHIELD_LABELS.get(ship.shield_type, '')}) to restore {_plural(gained, 'shield point')} "
-        f"(shields {ship.shields + gained}/{ship.shields_max})."
+        f"(shields {ship.shields + gained}/{shields_max(v.state, ship)})."
     )
 
 
@@ -265,11 +277,11 @@ def _hull_patched(v: Viewer, event: HullPatched) -> str | None:
     ship = v.state.ship(event.ship)
     if v.secret(ship.id):
         return f"{v.name(event.fighter)} patches {v.ship_name(ship.id)}'s hull."
-    gained = max(0, min(ship.hull_max, ship.hull + event.points) - ship.hull)
+    gained = max(0, min(hull_max(v.state, ship), ship.hull + event.points) - ship.hull)
     bonus = f" {'+' if event.bonus >= 0 else '−'} {abs(event.bonus)}" if event.bonus else ""
     return (
         f"{v.name(event.fighter)} spends a hull die: d{event.sides} shows {event.face}{bonus}, restoring "
-        f"{_plural(gained, 'hull point')} (hull {ship.hull + gained}/{ship.hull_max})."
+        f"{_plural(gained, 'hull point')} (hull {ship.hull + gained}/{hull_max(v.state, ship)})."
     )
 
 
@@ -277,10 +289,11 @@ def _shield_die_rolled(v: Viewer, event: ShieldDieRolled) -> str | None:
     ship = v.state.ship(event.ship)
     if v.secret(ship.id):
         return f"{v.name(event.fighter)} regenerates {v.ship_name(ship.id)}'s shields."
-    gained = max(0, min(ship.shields_max, ship.shields + event.points) - ship.shields)
+    gained = max(0, min(shields_max(v.state, ship), ship.shields + event.points) - ship.shields)
+    bonus = f" {'+' if event.bonus >= 0 else '−'} {abs(event.bonus)}" if event.bonus else ""
     return (
-        f"{v.name(event.fighter)} spends a shield die: d{event.sides} shows {event.face}, restoring "
-        f"{_plural(gained, 'shield point')} (shields {ship.shields + gained}/{ship.shields_max})."
+        f"{v.name(event.fighter)} spends a shield die: d{event.sides} shows {event.face}{bonus}, restoring "
+        f"{_plural(gained, 'shield point')} (shields {ship.shields + gained}/{shields_max(v.state, ship)})."
     )
 
 
@@ -302,7 +315,7 @@ def _power_spent(v: Viewer, event: PowerSpent) -> str | None:
 
 def _ship_damaged(v: Viewer, event: ShipDamaged) -> str | None:
     ship = v.state.ship(event.ship)
-    to_shields, to_hull, status = split_damage(ship, event.amount)
+    to_shields, to_hull, status = split_damage(v.state, ship, event.amount)
     verdict = (
         {"disabled": "; it is disabled", "destroyed": "; it is destroyed"}.get(status, "")
         if status != ship.status
@@ -316,7 +329,8 @@ def _ship_damaged(v: Viewer, event: ShipDamaged) -> str | None:
         return f"{v.ship_name(ship.id)} takes {event.amount} damage{note}{verdict}."
     return (
         f"{v.ship_name(ship.id)} takes {event.amount} damage{note}: {to_shields} to shields and {to_hull} to hull "
-        f"(shields {ship.shields - to_shields}/{ship.shields_max}, hull {ship.hull - to_hull}/{ship.hull_max})"
+        f"(shields {ship.shields - to_shields}/{shields_max(v.state, ship)}, "
+        f"hull {ship.hull - to_hull}/{hull_max(v.state, ship)})"
         f"{verdict}."
     )
 
@@ -328,6 +342,7 @@ def _weapon_fired(v: Viewer, event: WeaponFired) -> str | None:
     against = "" if secret else f" against AC {event.ac}"
     roll = (
         f"d20 shows {event.face} {'+' if event.attack >= 0 else '−'} {abs(event.attack)} = {event.face + event.attack}"
+        + _disadvantage(event.other)
     )
     if not event.hit:
         return f"{shooter}'s {event.weapon} misses {target} ({roll}{against})."
@@ -341,7 +356,7 @@ def _weapon_fired(v: Viewer, event: WeaponFired) -> str | None:
         parts.append(f"− {event.reduction} for armour, at least 1")
     crit = " a critical hit," if event.critical else ""
     ship = v.state.ship(event.target)
-    to_shields, to_hull, status = split_damage(ship, event.amount)
+    to_shields, to_hull, status = split_damage(v.state, ship, event.amount)
     verdict = {"disabled": "; it is disabled", "destroyed": "; it is destroyed"}.get(status, "")
     verdict = verdict if status != ship.status else ""
     where = "" if secret else f": {to_shields} to shields and {to_hull} to hull"
@@ -367,7 +382,86 @@ def _ship_turn_ended(v: Viewer, event: ShipTurnEnded) -> str | None:
     return f"{v.ship_name(event.ship)}'s turn ends."
 
 
+# --- at 0 hull points (disabled.py) ---------------------------------------------------------------------------------
+
+
+def _after(v: Viewer, event: SystemDamaged | DestructionSaveRolled | StabiliseAttempted) -> Ship:
+    """The ship an event of disabled.py is about, as that event leaves it."""
+    return disabled.EVOLVERS[type(event)](v.state, event).ship(event.ship)
+
+
+def _level(ship: Ship) -> str:
+    return f"system damage level {ship.system_damage} ({disabled.effects(ship.system_damage)[-1]})"
+
+
+def _system_damaged(v: Viewer, event: SystemDamaged) -> str | None:
+    if v.secret(event.ship):
+        return None  # its system damage is one of its numbers; the damage sentence said it is disabled
+    ship, after = v.state.ship(event.ship), _after(v, event)
+    gone = "; it is destroyed" if after.status == "destroyed" else ""
+    if event.cause == "zero":
+        calm = ", disabled rather than destroyed: it is stable" if after.stable else ""
+        return f"{v.ship_name(ship.id)} is disabled at 0 hull points: {_level(after)}{gone}{calm}."
+    crit = " from a critical hit" if event.cause == "critical" else ""
+    return (
+        f"Damage at 0 hull points{crit}: {v.ship_name(ship.id)} suffers {_plural(event.levels, 'level')} of system "
+        f"damage, now {_level(after)}, and {_plural(after.saves_failed, 'failed destruction save')}{gone}."
+    )
+
+
+def _used_save_rolled(v: Viewer, event: UsedSaveRolled) -> str | None:
+    ship = v.state.ship(event.ship)
+    after = disabled.EVOLVERS[UsedSaveRolled](v.state, event).ship(event.ship)
+    name = v.ship_name(ship.id)
+    rolled = f"{v.name(event.fighter)} rolled a 1 aboard {name}, a used ship: its destruction save shows {event.face}"
+    if event.face >= disabled.SAVE_DC:
+        return f"{rolled}, a success."
+    if after.status == "destroyed":
+        return f"{rolled}, a failure: its primary systems fail and it is destroyed."
+    if v.secret(ship.id):
+        return f"{rolled}, a failure."
+    return f"{rolled}, a failure: {_level(after)}."
+
+
+def _destruction_save_rolled(v: Viewer, event: DestructionSaveRolled) -> str | None:
+    ship, after = v.state.ship(event.ship), _after(v, event)
+    name = v.ship_name(ship.id)
+    rolled = f"{name}'s destruction save: the d20 shows {event.face}" + _disadvantage(event.other)
+    if after.active:
+        return f"{rolled}: it regains 1 hull point and is no longer disabled."
+    if after.status == "destroyed":
+        return f"{rolled}: its primary systems fail and it is destroyed."
+    if v.secret(ship.id):
+        return f"{rolled}: {'a success' if event.face >= disabled.SAVE_DC else 'a failure'}."
+    if after.stable:
+        return f"{rolled}: a third success, and it is stable."
+    if event.face >= disabled.SAVE_DC:
+        return f"{rolled}: a success ({after.saves_made} of {disabled.SAVES_TO_STABILISE})."
+    two = "a 1 counts as two failures" if event.face == 1 else "a failure"
+    return f"{rolled}: {two} ({after.saves_failed} so far); {_level(after)}."
+
+
+def _disadvantage(other: int) -> str:
+    return f" (disadvantage from system damage: the other d20 showed {other})" if other else ""
+
+
+def _stabilise_attempted(v: Viewer, event: StabiliseAttempted) -> str | None:
+    sign = "+" if event.modifier >= 0 else "−"
+    check = f"d20 shows {event.face} {sign} {abs(event.modifier)} = {event.total} against DC {disabled.STABILISE_DC}"
+    verdict = "it is stable" if _after(v, event).stable else "it is not"
+    return f"{v.name(event.fighter)} tries to stabilise {v.ship_name(event.ship)} ({check}): {verdict}."
+
+
+def _ship_recovered(v: Viewer, event: ShipRecovered) -> str | None:
+    return f"{v.ship_name(event.ship)} is above 0 hull points again: no longer disabled, its destruction saves cleared."
+
+
+def _ship_exploded(v: Viewer, event: ShipExploded) -> str | None:
+    return f"{v.ship_name(event.ship)} explodes at 0 hull points (the GM's rule for NPC ships)."
+
+
 DESCRIBERS: dict[type[Event], Callable[[Viewer, Any], str | None]] = {
+    DiceRolled: lambda v, event: describe_dice_rolled(v.state, event, v.gm),
     CrewAssigned: _crew_assigned,
     SurpriseSet: _surprise_set,
     StealthRolled: _stealth_rolled,
@@ -392,4 +486,10 @@ DESCRIBERS: dict[type[Event], Callable[[Viewer, Any], str | None]] = {
     ActionAllowed: _action_allowed,
     ShipTurnEnded: _ship_turn_ended,
     WeaponFired: _weapon_fired,
+    SystemDamaged: _system_damaged,
+    DestructionSaveRolled: _destruction_save_rolled,
+    StabiliseAttempted: _stabilise_attempted,
+    UsedSaveRolled: _used_save_rolled,
+    ShipRecovered: _ship_recovered,
+    ShipExploded: _ship_exploded,
 }

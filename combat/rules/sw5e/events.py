@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from combat.rules.core import Event
+from combat.rules.free_roll import DiceRolled
 
 
 @dataclass(frozen=True)
@@ -171,17 +172,19 @@ class HullPatched(Event):
 
 @dataclass(frozen=True)
 class ShieldDieRolled(Event):
-    """The Regenerate Shields action: one shield die spent and rolled, its face restored as shield points."""
+    """The Regenerate Shields action: one shield die spent and rolled, its face plus `bonus` (the ship's Strength
+    modifier, 0 in logs stored before it counted) restored as shield points."""
 
     kind: ClassVar[str] = "shield_die_rolled"
     fighter: str = ""
     ship: str = ""
     sides: int = 0
     face: int = 0
+    bonus: int = 0
 
     @property
     def points(self) -> int:
-        return max(0, self.face)
+        return max(0, self.face + self.bonus)
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,7 @@ class WeaponFired(Event):
     target: str = ""
     weapon: str = ""
     face: int = 0  # the d20
+    other: int = 0  # the higher d20 a roll with disadvantage (system damage) threw away; 0 without disadvantage
     attack: int = 0  # the weapon's attack bonus
     ac: int = 10  # the target's AC
     hit: bool = False
@@ -250,6 +254,75 @@ class ShipTurnEnded(Event):
     ship: str = ""
 
 
+# --- at 0 hull points (disabled.py) ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SystemDamaged(Event):
+    """Levels of system damage: 1 when damage drops a ship to 0 hull points and it is disabled; 1 (2 from a
+    critical hit) for damage taken at 0 hull points, which also count as failed destruction saves."""
+
+    kind: ClassVar[str] = "system_damaged"
+    ship: str = ""
+    levels: int = 1
+    failures: int = 0
+    cause: str = ""  # "zero" (dropped to 0 hull), "damage" or "critical" (taken at 0 hull)
+    stable: bool = False  # "zero" only: disabled and stable, the attackers' choice (setting `disable_at_zero`)
+
+
+@dataclass(frozen=True)
+class DestructionSaveRolled(Event):
+    """A disabled ship's destruction save at the start of its turn: d20, 10 or higher succeeds; a 1 counts as two
+    failures, a 20 restores 1 hull point."""
+
+    kind: ClassVar[str] = "destruction_save_rolled"
+    ship: str = ""
+    face: int = 0
+    other: int = 0  # the higher d20 a save with disadvantage (system damage level 3) threw away; 0 without
+
+
+@dataclass(frozen=True)
+class StabiliseAttempted(Event):
+    """A crew member's action: an Intelligence (Mechanic's Kit) check against DC 10 to stabilise a disabled ship."""
+
+    kind: ClassVar[str] = "stabilise_attempted"
+    fighter: str = ""
+    ship: str = ""
+    face: int = 0
+    modifier: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.face + self.modifier
+
+
+@dataclass(frozen=True)
+class ShipRecovered(Event):
+    """Hull restored above 0: the ship is no longer disabled and its destruction saves are cleared."""
+
+    kind: ClassVar[str] = "ship_recovered"
+    ship: str = ""
+
+
+@dataclass(frozen=True)
+class ShipExploded(Event):
+    """An NPC ship reduced to 0 hull points explodes at once (the `npc_at_zero` setting)."""
+
+    kind: ClassVar[str] = "ship_exploded"
+    ship: str = ""
+
+
+@dataclass(frozen=True)
+class UsedSaveRolled(Event):
+    """A crew member aboard a used ship (system damage level 5) rolled a 1 on an attack roll or ability check: the
+    ship's destruction save, a plain d20; below 10 it suffers a level of system damage."""
+
+    kind: ClassVar[str] = "used_save_rolled"
+    fighter: str = ""
+    ship: str = ""
+    face: int = 0
+
+
 EVENTS = (
     CrewAssigned,
     SurpriseSet,
@@ -275,4 +348,11 @@ EVENTS = (
     ActionAllowed,
     ShipTurnEnded,
     WeaponFired,
+    SystemDamaged,
+    DestructionSaveRolled,
+    StabiliseAttempted,
+    ShipRecovered,
+    ShipExploded,
+    UsedSaveRolled,
+    DiceRolled,
 )

@@ -11,6 +11,8 @@ from dataclasses import replace
 from typing import Any
 
 from combat.rules.core import Event
+from combat.rules.free_roll import DiceRolled, evolve_dice_rolled
+from combat.rules.sw5e import disabled
 from combat.rules.sw5e import ship as sw
 from combat.rules.sw5e.events import (
     ActionAllowed,
@@ -47,8 +49,10 @@ from combat.rules.sw5e.state import (
     Ship,
     State,
     adjust_limit,
+    hull_max,
     put_fighter,
     put_ship,
+    shields_max,
 )
 
 
@@ -84,9 +88,10 @@ def route_power(ship: Ship, produced: int, assigned: dict[str, int], state: Stat
     return added, lost + budget
 
 
-def split_damage(ship: Ship, amount: int) -> tuple[int, int, str]:
+def split_damage(state: State, ship: Ship, amount: int) -> tuple[int, int, str]:
     """(to shields, to hull, status after): shields first, then hull; at 0 hull the ship is destroyed when the
-    damage left over is at least its maximum hull points, else disabled."""
+    damage left over is at least its maximum hull points (halved at system damage level 4), else disabled. Under the
+    `disable_at_zero` setting "disable" damage never destroys a ship outright."""
     to_shields = min(ship.shields, amount)
     rest = amount - to_shields
     to_hull = min(ship.hull, rest)
@@ -95,7 +100,8 @@ def split_damage(ship: Ship, amount: int) -> tuple[int, int, str]:
         return to_shields, to_hull, "destroyed"
     if ship.hull - to_hull > 0:
         return to_shields, to_hull, ship.status
-    return to_shields, to_hull, "destroyed" if left_over >= ship.hull_max else "disabled"
+    massive = left_over >= hull_max(state, ship) and state.setting("disable_at_zero") != "disable"
+    return to_shields, to_hull, "destroyed" if massive else "disabled"
 
 
 def _each_fighter(state: State, change: Callable[[Fighter], Fighter]) -> State:
@@ -191,7 +197,7 @@ def _shields_regenerated(state: State, event: ShieldsRegenerated) -> State:
     ship = state.ship(event.ship)
     if ship.shields > 0 and ship.shield_dice > 0:
         ship = replace(
-            ship, shields=min(ship.shields_max, ship.shields + event.points), shield_dice=ship.shield_dice - 1
+            ship, shields=min(shields_max(state, ship), ship.shields + event.points), shield_dice=ship.shield_dice - 1
         )
         state = put_ship(state, ship)
     if state.ship_turn == ship.id and state.stage == "start":
@@ -252,7 +258,7 @@ def _action_taken(state: State, event: ActionTaken) -> State:
 def _hull_patched(state: State, event: HullPatched) -> State:
     ship = state.ship(event.ship)
     if ship.hull_dice > 0 and ship.status != "destroyed":
-        hull = min(ship.hull_max, ship.hull + event.points)
+        hull = min(hull_max(state, ship), ship.hull + event.points)
         status = "active" if hull > 0 else ship.status
         state = put_ship(state, replace(ship, hull=hull, hull_dice=ship.hull_dice - 1, status=status))
     return state
@@ -261,7 +267,7 @@ def _hull_patched(state: State, event: HullPatched) -> State:
 def _shield_die_rolled(state: State, event: ShieldDieRolled) -> State:
     ship = state.ship(event.ship)
     if ship.shield_dice > 0 and ship.status != "destroyed":
-        shields = min(ship.shields_max, ship.shields + event.points)
+        shields = min(shields_max(state, ship), ship.shields + event.points)
         state = put_ship(state, replace(ship, shields=shields, shield_dice=ship.shield_dice - 1))
     return state
 
@@ -277,7 +283,7 @@ def _power_spent(state: State, event: PowerSpent) -> State:
 
 def _ship_damaged(state: State, event: ShipDamaged) -> State:
     ship = state.ship(event.ship)
-    to_shields, to_hull, status = split_damage(ship, event.amount)
+    to_shields, to_hull, status = split_damage(state, ship, event.amount)
     return put_ship(state, replace(ship, shields=ship.shields - to_shields, hull=ship.hull - to_hull, status=status))
 
 
@@ -292,7 +298,7 @@ def _ship_adjusted(state: State, event: ShipAdjusted) -> State:
     ship = state.ship(event.ship)
     if ship.status == "destroyed" or event.what not in ADJUSTABLE:
         return state
-    value = max(0, min(adjust_limit(ship, event.what), event.value))
+    value = max(0, min(adjust_limit(state, ship, event.what), event.value))
     if event.what.startswith("power_"):
         ship = replace(ship, power={**ship.power, event.what.removeprefix("power_"): value})
     else:
@@ -311,6 +317,7 @@ def _action_allowed(state: State, event: ActionAllowed) -> State:
 
 
 EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
+    DiceRolled: evolve_dice_rolled,
     CrewAssigned: _crew_assigned,
     SurpriseSet: _surprise_set,
     StealthRolled: _stealth_rolled,
@@ -336,3 +343,5 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     ActionAllowed: _action_allowed,
     WeaponFired: _weapon_fired,
 }
+# A ship at 0 hull points: system damage, destruction saves, stabilising (disabled.py).
+EVOLVERS.update(disabled.EVOLVERS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from combat.rules.core import Event, RuleError
 from combat.rules.core import require as _require
 from combat.rules.dice import Dice
-from combat.rules.sw5e import gear
+from combat.rules.sw5e import disabled, gear
 from combat.rules.sw5e.events import PowerSpent, WeaponFired
 from combat.rules.sw5e.state import Fighter, Ship, State, power_die
 
@@ -58,7 +58,7 @@ def fire(state: State, f: Fighter, ship: Ship, weapon: str, target: str, power: 
     if stats is None or not target:
         return []
     aimed = state.ship(target)
-    face = dice.roll(1, 20)[0]
+    face, other = disabled.d20(dice, disabled.disadvantage(state, ship))
     natural = state.setting("critical") == "double_dice"
     critical = natural and face == 20
     hit = critical or (not (natural and face == 1) and face + stats.attack >= aimed.ac)
@@ -76,6 +76,7 @@ def fire(state: State, f: Fighter, ship: Ship, weapon: str, target: str, power: 
         target=aimed.id,
         weapon=weapon,
         face=face,
+        other=other,
         attack=stats.attack,
         ac=aimed.ac,
         hit=hit,
@@ -87,4 +88,4 @@ def fire(state: State, f: Fighter, ship: Ship, weapon: str, target: str, power: 
         reduction=aimed.reduction if hit else 0,
         amount=amount,
     )
-    return [*events, shot]
+    return [*events, shot, *disabled.used_save(state, f.id, ship, face, dice)]

@@ -13,9 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from combat.rules import odds
 from combat.rules.core import Event
 from combat.rules.sw5e import events as sw
 from combat.rules.sw5e.state import State
+
+# What the damage chart counts.
+DAMAGE_UNIT = "hull and shield points"
+# What the story's closest call counts (`health`).
+HEALTH_UNIT = "hull and shield points"
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,7 @@ class Facts:
     damage: tuple[tuple[str, str, int], ...] = ()  # (source, target ship, damage)
     power_dice_spent: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    hidden: tuple[tuple[str, str], ...] = ()  # (who, figure): an amount this viewer may not know
 
 
 # (key, label, GM-only): counted for players only where the ship's numbers are theirs to see.
@@ -52,6 +59,11 @@ def subjects(state: State) -> list[tuple[str, str, str]]:
     return [(s.id, s.name, s.side) for s in state.ships] + [(f.id, f.name, f.side) for f in state.fighters]
 
 
+def _d20s(face: int, other: int) -> tuple[int, ...]:
+    """Every d20 thrown: the one that counts and, with disadvantage from system damage, the one thrown away."""
+    return (face, other) if other else (face,)
+
+
 def facts(state: State, event: Event, gm: bool = True) -> Facts:
     """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
     # Phase -1 marks the set-up (initiative, crews, surprise) for the timeline's headings.
@@ -60,37 +72,65 @@ def facts(state: State, event: Event, gm: bool = True) -> Facts:
     def shown(ship_id: str) -> bool:
         return gm or not state.hides(ship_id)
 
+    def unknown(who: str, *figures: str) -> tuple[tuple[str, str], ...]:
+        """What a roll or spending left out for players leaves unknown of `who`'s figures."""
+        return tuple((who, figure) for figure in figures)
+
     if isinstance(event, sw.RoundStarted):
         return Facts(round=event.round, phase=0, turn="", actor="")
     if isinstance(event, sw.ShipTurnStarted):
         place = state.order.index(event.ship) + 1 if event.ship in state.order else 0
         rolls = (RollFact(2, event.faces),) if event.faces and shown(event.ship) else ()
-        return Facts(round=state.round, phase=place, turn=event.ship, actor=event.ship, rolls=rolls)
+        hidden = unknown(event.ship, "rolls") if event.faces and not rolls else ()
+        return Facts(round=state.round, phase=place, turn=event.ship, actor=event.ship, rolls=rolls, hidden=hidden)
     if isinstance(event, sw.StealthRolled):
         aboard = state.fighter(event.fighter).ship
         rolls = (RollFact(20, (event.face,)),) if not aboard or shown(aboard) else ()
-        return Facts(**base, actor=event.fighter, rolls=rolls)
+        return Facts(**base, actor=event.fighter, rolls=rolls, hidden=() if rolls else unknown(event.fighter, "rolls"))
     if isinstance(event, sw.InitiativeRolled):
         return Facts(**base, actor=event.fighter, rolls=(RollFact(20, (event.face,), entered=event.entered),))
     if isinstance(event, sw.ShipInitiativeSet):
         rolls = (RollFact(20, (event.face,)),) if event.face and shown(event.ship) else ()
-        return Facts(**base, actor=event.ship, rolls=rolls)
+        hidden = unknown(event.ship, "rolls") if event.face and not rolls else ()
+        return Facts(**base, actor=event.ship, rolls=rolls, hidden=hidden)
     if isinstance(event, sw.ActionTaken):
         return Facts(**base, actor=event.fighter, action=True)
     if isinstance(event, (sw.HullPatched, sw.ShieldDieRolled)):
         rolls = (RollFact(event.sides, (event.face,)),) if shown(event.ship) else ()
-        return Facts(**base, actor=event.fighter, rolls=rolls)
+        patched = isinstance(event, sw.HullPatched) and rolls
+        healed = {"healing": event.face + event.bonus} if patched else {}
+        hidden = unknown(event.fighter, "rolls") if not rolls else ()
+        return Facts(**base, actor=event.fighter, rolls=rolls, hidden=hidden, extra=healed)
     if isinstance(event, sw.PowerSpent):
         if not shown(event.ship):
-            return Facts(**base, actor=event.fighter)
+            return Facts(**base, actor=event.fighter, hidden=unknown(event.fighter, "rolls", "power_dice_spent"))
         rolls = (RollFact(event.sides, event.faces),) if event.sides > 1 else ()
         return Facts(**base, actor=event.fighter, rolls=rolls, power_dice_spent=len(event.faces))
     if isinstance(event, sw.WeaponFired):
-        shot: tuple[RollFact, ...] = (RollFact(20, (event.face,), succeeded=event.hit),) + (
-            (RollFact(event.sides, event.faces),) if event.faces else ()
-        )
+        natural = state.setting("critical") == "double_dice"
+        # The target's AC is its numbers: a player knows the odds only of a shot at a ship whose numbers they see.
+        odds_known = shown(event.target)
+        chance = odds.sw5e_attack(event.attack, event.ac, natural, bool(event.other)) if odds_known else None
+        shot: tuple[RollFact, ...] = (
+            RollFact(20, _d20s(event.face, event.other), succeeded=event.hit, chance=chance),
+        ) + ((RollFact(event.sides, event.faces),) if event.faces else ())
         damage = ((event.fighter, event.target, event.amount),) if event.amount else ()
-        return Facts(**base, actor=event.fighter, rolls=shot, damage=damage)
+        aim = {"hits": 1} if event.hit else {"misses": 1}
+        return Facts(**base, actor=event.fighter, rolls=shot, damage=damage, extra=aim)
+    if isinstance(event, sw.DestructionSaveRolled):  # a plain d20: 10 or higher succeeds
+        chance = odds.sw5e_check(0, 10, disadvantage=bool(event.other))
+        save = RollFact(20, _d20s(event.face, event.other), succeeded=event.face >= 10, chance=chance)
+        rolls = (save,) if shown(event.ship) else ()
+        hidden = () if rolls else unknown(event.ship, "rolls", "successes", "failures")
+        return Facts(**base, actor=event.ship, rolls=rolls, hidden=hidden)
+    if isinstance(event, sw.UsedSaveRolled):  # a plain d20 too, made for the used ship by a crew member's 1
+        save = RollFact(20, (event.face,), succeeded=event.face >= 10, chance=odds.sw5e_check(0, 10))
+        rolls = (save,) if shown(event.ship) else ()
+        hidden = () if rolls else unknown(event.fighter, "rolls", "successes", "failures")
+        return Facts(**base, actor=event.fighter, rolls=rolls, hidden=hidden)
+    if isinstance(event, sw.StabiliseAttempted):
+        check = RollFact(20, (event.face,), succeeded=event.total >= 10, chance=odds.sw5e_check(event.modifier, 10))
+        return Facts(**base, actor=event.fighter, action=True, rolls=(check,))
     if isinstance(event, sw.ShipDamaged):
         return Facts(**base, actor=event.by, damage=((event.by, event.ship, event.amount),))
     if isinstance(event, (sw.PowerDistributed, sw.ShieldsRegenerated, sw.CrewOrderSet)):
@@ -108,3 +148,25 @@ def section_title(phase: int, turn: str, names: dict[str, str]) -> str:
     if turn:
         return f"{names.get(turn, 'a ship')}'s turn"
     return "Initiative, crews and surprise" if phase < 0 else "Between ship turns"
+
+
+def health(state: State, gm: bool) -> dict[str, int]:
+    """Hull and shield points of every ship this viewer may know the numbers of (the story's closest call): what
+    damage takes away, shields first."""
+    return {s.id: s.hull + s.shields for s in state.ships if gm or not state.hides(s.id)}
+
+
+def conditions(state: State, gm: bool) -> dict[str, dict[str, int]]:
+    """The conditions each ship and crew member has, as this viewer may know them (the story's conditions
+    suffered): a ship disabled, stable or destroyed (the log tells everyone), its levels of system damage (its
+    numbers: the GM's for an NPC ship unless they are public), and a crew member surprised."""
+    out: dict[str, dict[str, int]] = {}
+    for s in state.ships:
+        now = {s.status.capitalize(): 1} if s.status != "active" else {}
+        now.update({"Stable": 1} if s.stable else {})
+        if s.system_damage and (gm or not state.hides(s.id)):
+            now["System damage"] = s.system_damage
+        out[s.id] = now
+    for f in state.fighters:
+        out[f.id] = {"Surprised": 1} if f.surprised else {}
+    return out

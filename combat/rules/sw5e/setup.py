@@ -25,8 +25,12 @@ Each ship is a plain dict, keyed like the ``ships.Ship`` model's fields::
         "ac": 10,                       # armour class weapon attacks roll against
         "armour": "none",               # none | deflection | reinforced: damage reduction 0, 3 or 6
         "con_mod": 0,                   # added to the hull die a Patch rolls
+        "str_mod": 0,                   # added to the shield die the Regenerate Shields action rolls
         "initiative_mod": 0,            # added when the GM has the server roll an NPC ship's initiative
         "surprised": False,
+        "system_damage": 0,             # levels kept from an earlier fight (0-5)
+        "saves_made": 0, "saves_failed": 0, "stable": False,   # the tally of a ship still at 0 hull points
+        "used": False,                  # system damage level 5 reached once
     }
 
 Fighters come from ``fighter_from_sheet`` (SW5e crew stats ``initiative_mod``, ``bonus_action`` and
@@ -43,7 +47,7 @@ from typing import Any
 
 from combat.rules.core import clean_settings
 from combat.rules.core import require as _require
-from combat.rules.sw5e import gear
+from combat.rules.sw5e import disabled, gear
 from combat.rules.sw5e import ship as sw
 from combat.rules.sw5e.state import (
     REACTOR_LABELS,
@@ -53,6 +57,9 @@ from combat.rules.sw5e.state import (
     Fighter,
     Ship,
     State,
+    bonus_name,
+    hull_max,
+    shields_max,
 )
 
 # SETTINGS lives in state.py, where State.setting reads its defaults; it is offered here with the rest of the set-up.
@@ -121,6 +128,12 @@ def _ship_from_dict(data: dict[str, Any]) -> tuple[Ship, dict[str, str]]:
     _require(sum(1 for st in crew.values() if st == "pilot") <= 1, f"{name} has only one helm.")
     surprised = data.get("surprised", False)
     _require(isinstance(surprised, bool), f"{what} surprised is true or false.")
+    level = _whole(data, "system_damage", 0, f"{name}'s system damage level", 0, 5)
+    down = hull == 0  # the tally only means something for a ship still at 0 hull points
+    made = _whole(data, "saves_made", 0, f"{name}'s successful destruction saves", 0, 2) if down else 0
+    failed = _whole(data, "saves_failed", 0, f"{name}'s failed destruction saves", 0, 2) if down else 0
+    stable, used = data.get("stable", False), data.get("used", False)
+    _require(isinstance(stable, bool) and isinstance(used, bool), f"{what} stable and used are true or false.")
     ship = Ship(
         id=sid,
         name=name,
@@ -142,9 +155,15 @@ def _ship_from_dict(data: dict[str, Any]) -> tuple[Ship, dict[str, str]]:
         ac=_whole(data, "ac", 10, f"{name}'s AC", 0, 40),
         reduction=gear.damage_reduction(armour),
         con_mod=_whole(data, "con_mod", 0, f"{name}'s Constitution modifier", -10, 20),
+        str_mod=_whole(data, "str_mod", 0, f"{name}'s Strength modifier", -10, 20),
         initiative_mod=_whole(data, "initiative_mod", 0, f"{name}'s initiative modifier", -10, 20),
         surprised=surprised,
         status="active" if hull > 0 else "disabled",
+        system_damage=level,
+        saves_made=made,
+        saves_failed=failed,
+        stable=stable and down,
+        used=used or level >= disabled.USED_LEVEL,
     )
     return ship, dict(crew)
 
@@ -170,7 +189,13 @@ def initial_state(
         replace(f, ship=aboard[f.id][0], station=aboard[f.id][1]) if f.id in aboard else replace(f, ship="", station="")
         for f in fighters
     )
-    return State(ships=tuple(s for s, _ in built), fighters=crewed, settings=clean_settings(SETTINGS, settings))
+    state = State(ships=tuple(s for s, _ in built), fighters=crewed, settings=clean_settings(SETTINGS, settings))
+    # A ship that comes in at system damage level 4 or more fits under its halved maxima.
+    fitted = tuple(
+        replace(s, hull=min(s.hull, hull_max(state, s)), shields=min(s.shields, shields_max(state, s)))
+        for s in state.ships
+    )
+    return replace(state, ships=fitted)
 
 
 def fighter_from_sheet(
@@ -193,7 +218,7 @@ def fighter_from_sheet(
         owner=owner if side == "pc" else None,
         initiative_mod=modifier,
         bonus_action=bool(stats.get("bonus_action", False)),
-        bonus_for=str(stats.get("bonus_action_for") or ""),
+        bonus_for=bonus_name(str(stats.get("bonus_action_for") or "")),
         stealth_mod=whole("stealth_mod", 0),
         passive_perception=whole("passive_perception", 10),
     )
@@ -204,7 +229,10 @@ def fighter_from_sheet(
 
 def write_back(state: State) -> dict[str, dict[str, int]]:
     """What persists on each ship after the encounter, keyed by ship id, with the ships.Ship field names: hull,
-    shields, hull and shield dice, and stored power dice by store. Nothing persists for the crew."""
+    shields, hull and shield dice, stored power dice by store, system damage (by the `system_damage_after`
+    setting; a destroyed ship's level 6 is not a level a record keeps), whether it is used, and the destruction
+    saves' tally of a ship still at 0 hull points. Nothing persists for the crew."""
+    kept = state.setting("system_damage_after") == "kept"
     return {
         s.id: {
             "hull": s.hull,
@@ -212,6 +240,11 @@ def write_back(state: State) -> dict[str, dict[str, int]]:
             "hull_dice": s.hull_dice,
             "shield_dice": s.shield_dice,
             **{f"power_{store}": s.stored(store) for store in sw.STORES},
+            "system_damage": min(s.system_damage, disabled.USED_LEVEL) if kept else 0,
+            "used": int(s.used or s.system_damage >= disabled.USED_LEVEL),
+            "saves_made": s.saves_made if s.status == "disabled" else 0,
+            "saves_failed": s.saves_failed if s.status == "disabled" else 0,
+            "stable": int(s.stable and s.status == "disabled"),
         }
         for s in state.ships
     }

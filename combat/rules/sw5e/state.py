@@ -13,7 +13,7 @@ from combat.rules.sw5e import ship as sw
 from combat.rules.sw5e.stats import STATIONS
 
 # The GM's choices for an encounter (`State.settings`); `State.setting` falls back to their defaults.
-SETTINGS = (
+SETTINGS: tuple[Setting, ...] = (
     Setting("entered_initiative", "Players may enter the face of a physical d20 for initiative", False),
     Setting(
         "ties",
@@ -68,10 +68,128 @@ SETTINGS = (
         ),
     ),
     Setting(
+        "bonus_actions",
+        "What a crew member's bonus action may be",
+        "named",
+        choices=(
+            ("named", "Only the action the crew sheet names: the feature defines it (default)"),
+            ("any", "Any action (the GM keeps track of which features grant what)"),
+        ),
+        help='Seed: "You can only take a bonus action if some feature gives you one"; the feature says what it is. '
+        "Either way a crew member whose sheet grants no bonus action takes none.",
+    ),
+    Setting(
+        "shield_die_mod",
+        "A shield die the Regenerate Shields action rolls",
+        "strength",
+        choices=(
+            ("strength", "Adds the ship's Strength modifier, as a spent hull die adds Constitution (default)"),
+            ("none", "Adds nothing: the die alone"),
+        ),
+        help='The rules notes: shield points are worked out "with shield dice and Str mod", and the action '
+        '"spends and rolls a shield die"; by default the rolled die adds the Strength modifier too.',
+    ),
+    Setting(
         "enemy_numbers",
         "NPC ships' hull, shields and power",
         "hidden",
         choices=(("hidden", "GM only (damage dealt is public)"), ("public", "Everyone sees them")),
+    ),
+)
+
+# At 0 hull points (issue 18; combat/rules/sw5e/disabled.py). The rules notes: "At 0 hull points: destroyed if the
+# remaining damage >= max hull, else disabled with system damage and destruction saves (d20 >= 10; three
+# successes stabilise)."
+SETTINGS = SETTINGS + (
+    Setting(
+        "npc_at_zero",
+        "An NPC ship reduced to 0 hull points",
+        "disabled",
+        choices=(
+            ("disabled", "Is disabled and makes destruction saves, as a player ship does"),
+            ("destroyed", "Explodes at once (what most GMs do with NPC ships)"),
+        ),
+        help='Rules notes: "At 0 hull points: destroyed if the remaining damage >= max hull, else disabled with '
+        'system damage and destruction saves."',
+    ),
+    Setting(
+        "destroyed_by",
+        "What destroys a disabled ship",
+        "three_failures",
+        choices=(
+            ("three_failures", "Three failed destruction saves, or system damage level 6"),
+            ("level_six", "Only system damage level 6 (its primary systems fail)"),
+        ),
+        help='Rules notes: "destruction saves (d20 >= 10; three successes stabilise)". Each failure also adds a '
+        "level of system damage; at level 6 all primary systems fail.",
+    ),
+    Setting(
+        "disabled_crew",
+        "What the crew of a disabled ship may do on its turn",
+        "repairs",
+        choices=(
+            ("repairs", "Patch the hull, try to stabilise it, and Direct (talking needs no action)"),
+            ("patch", "Only Patch and try to stabilise it"),
+            ("nothing", "Nothing: the ship's turn is only its destruction save"),
+        ),
+        help="A disabled ship can't take actions or reactions, but a crew member can use their action to repair "
+        "it or try to stabilise it (DC 10 Intelligence (Mechanic's Kit)). Its reactor and shields stay down.",
+    ),
+    Setting(
+        "system_damage_rolls",
+        "Disadvantage from system damage",
+        "applied",
+        choices=(
+            (
+                "applied",
+                (
+                    "The server rolls the ship's attacks and destruction saves with disadvantage from level 3, "
+                    "and a used ship's destruction save when a crew member rolls a 1"
+                ),
+            ),
+            ("shown", "Only shown on the ship: the table applies the effects"),
+        ),
+        help="System damage level 3 gives the ship disadvantage on attack rolls and saving throws (Starships of "
+        "the Galaxy): two d20s, the lower counts. A used ship (level 5): a crew member's 1 on a roll the server "
+        "makes (an attack, stabilising) means a destruction save, a level of system damage on a failure. Level 1's "
+        "disadvantage on ability checks, level 2's slowed level and 1s on rolls made at the table are shown on the "
+        "ship for the table to apply.",
+    ),
+    Setting(
+        "system_damage_maxima",
+        "Hull and shield maxima at system damage level 4",
+        "applied",
+        choices=(
+            ("applied", "Halved by the server: repairs, regeneration and the tables use the halved numbers"),
+            ("shown", "Only shown on the ship: the table applies the effect"),
+        ),
+        help="System damage level 4 halves the hull point maximum, the shield point maximum and the shield "
+        "regeneration rate (Starships of the Galaxy, appendix A). The ship's stored maxima are never changed: the "
+        "halved numbers are worked out from them while the level lasts.",
+    ),
+    Setting(
+        "system_damage_after",
+        "System damage after the fight",
+        "kept",
+        choices=(
+            ("kept", "Stays on the ship's record until maintenance: the GM lowers it on the ship page (default)"),
+            ("cleared", "Is repaired when the fight ends (a used ship stays used)"),
+        ),
+        help='Starships of the Galaxy: "Finishing maintenance reduces a ship\'s system damage level by 1"; our '
+        "notes leave open whether it lasts past the fight. A ship still at 0 hull points keeps its destruction "
+        "saves' tally and whether it is stable either way.",
+    ),
+    Setting(
+        "disable_at_zero",
+        "A ship reduced to 0 hull points by damage",
+        "rules",
+        choices=(
+            ("rules", "Is destroyed when the damage left over reaches its hull maximum, else disabled (default)"),
+            ("disable", "Is disabled and stable instead: the attackers choose to disable, never to destroy"),
+        ),
+        help='Starships of the Galaxy, "Disabling a Ship": an attacker who reduces a ship to 0 hull points "can '
+        'disable the ship, rendering it disabled and stable". With "disable" no damage destroys a ship outright '
+        "and NPC ships do not explode; later damage still adds system damage.",
     ),
 )
 
@@ -123,6 +241,13 @@ def custom_key(name: str) -> str:
     return "custom:" + " ".join(name.split()).casefold()
 
 
+def bonus_name(text: str) -> str:
+    """What a crew sheet's bonus action is for, as a Fighter keeps it: the key of the menu action it names (by key or
+    label, any case), else the feature's own action as written, spaces tidied ("" for none)."""
+    name = " ".join(text.split())[:60]
+    return next((a.key for a in ACTION_MENU if name.casefold() in (a.key, a.label.casefold())), name)
+
+
 def counted_key(action: str, weapon: str = "") -> str:
     """The name an action counts under for "once per round per ship" ("" for actions that may repeat, and for
     those counted once per ship turn instead)."""
@@ -146,7 +271,7 @@ class Fighter:
     owner: int | None = None
     initiative_mod: int = 0
     bonus_action: bool = False  # a feature grants a bonus action
-    bonus_for: str = ""  # the menu action that feature's bonus action allows ("": it names none yet)
+    bonus_for: str = ""  # what the bonus action is: a menu key or the feature's own action by name ("": none)
     ship: str = ""  # the ship aboard ("" for none)
     station: str = ""  # "pilot" is the helm
     surprised: bool = False
@@ -193,6 +318,7 @@ class Ship:
     power: dict[str, int] = field(default_factory=dict)
     weapons: tuple[str, ...] = ()
     con_mod: int = 0
+    str_mod: int = 0  # added to a shield die the Regenerate Shields action rolls (setting "shield_die_mod")
     initiative_mod: int = 0
     surprised: bool = False
     initiative: int | None = None  # the GM's value in set-up; every ship's initiative once combat starts
@@ -203,6 +329,13 @@ class Ship:
     ac: int = 10  # armour class: what a weapon's attack roll must reach
     reduction: int = 0  # the armour's damage reduction on attack-roll hits (minimum 1 damage)
     weapon_stats: dict[str, str] = field(default_factory=dict)  # weapon name -> "+5 2d6+2" (gear.WeaponStats.spec)
+    # At 0 hull points (disabled.py): levels of system damage (0-6, kept after repairs), the destruction saves'
+    # tally while disabled, and whether it is stable (no more saves until it takes damage).
+    system_damage: int = 0
+    saves_made: int = 0
+    saves_failed: int = 0
+    stable: bool = False
+    used: bool = False  # system damage level 5 makes a ship "used" for good (its record keeps it)
 
     @property
     def die(self) -> int:
@@ -338,6 +471,46 @@ class State:
         return self.order.index(self.ship_turn) + 1 if self.ship_turn in self.order else 0
 
 
+def bonus_spec(state: State, f: Fighter) -> ActionSpec | None:
+    """The action `f`'s bonus action is for, or None when their sheet names none. A feature's own action ("Second
+    Wind") counts once per round per ship by its name, like any free-text action, unless the GM allowed an action of
+    that name to repeat (or made it a helm action)."""
+    if f.bonus_for in MENU:
+        return MENU[f.bonus_for]
+    if not f.bonus_for:
+        return None
+    custom = state.custom_action(custom_key(f.bonus_for))
+    if custom is not None:
+        return ActionSpec(custom.key, custom.label, "helm" if custom.helm else ("repeat" if custom.repeat else "once"))
+    return ActionSpec(custom_key(f.bonus_for), f.bonus_for, "once")
+
+
+# --- system damage level 4: the maxima worked out from the stored ones ------------------------------------------------
+
+HALVED_LEVEL = 4  # "hull point maximum, shield point maximum, and shield regeneration rate halved"
+
+
+def halved(state: State, ship: Ship) -> bool:
+    """Whether `ship`'s maxima and regeneration are halved: system damage level 4 or more, when the GM's
+    `system_damage_maxima` setting has the server apply it."""
+    return state.setting("system_damage_maxima") == "applied" and ship.system_damage >= HALVED_LEVEL
+
+
+def hull_max(state: State, ship: Ship) -> int:
+    """The hull point maximum every rule reads: the stored one, halved (rounded down, at least 1) at level 4."""
+    return max(1, ship.hull_max // 2) if halved(state, ship) else ship.hull_max
+
+
+def shields_max(state: State, ship: Ship) -> int:
+    """The shield point maximum every rule reads: the stored one, halved (rounded down) at level 4."""
+    return ship.shields_max // 2 if halved(state, ship) else ship.shields_max
+
+
+def regeneration(state: State, ship: Ship) -> int:
+    """Shield points one shield die restores at the start of a ship turn: halved (rounded down) at level 4."""
+    return ship.regeneration // 2 if halved(state, ship) else ship.regeneration
+
+
 # --- small pure rules on the state ------------------------------------------------------------------------------------
 
 
@@ -378,12 +551,12 @@ def power_die(state: State, ship: Ship) -> int:
 ADJUSTABLE = ("hull", "shields", "hull_dice", "shield_dice") + tuple(f"power_{s}" for s in sw.STORES)
 
 
-def adjust_limit(ship: Ship, what: str) -> int:
+def adjust_limit(state: State, ship: Ship, what: str) -> int:
     """The highest value the GM may set `what` (one of ADJUSTABLE) to on this ship."""
     if what == "hull":
-        return ship.hull_max
+        return hull_max(state, ship)
     if what == "shields":
-        return ship.shields_max
+        return shields_max(state, ship)
     if what in ("hull_dice", "shield_dice"):
         return ship.dice_max
     return ship.capacity(what.removeprefix("power_"))

@@ -1,6 +1,6 @@
 """SW5e crew stats: what a crew member brings to starship combat."""
 
-from combat.rules.stats import BOOL, CHOICE, INT, Stat, StatSchema
+from combat.rules.stats import BOOL, CHOICE, INT, TEXT, Stat, StatSchema
 
 STATIONS = (
     ("pilot", "Helm (pilot)"),
@@ -11,7 +11,8 @@ STATIONS = (
     ("coordinator", "Coordinator"),
 )
 
-# The actions a bonus action may be for: the keys and labels of the action menu (state.ACTION_MENU; a test checks).
+# The action menu's keys and labels (state.ACTION_MENU; a test checks): the crew sheet suggests them for the action a
+# bonus action is for, which may also be the feature's own action ("Second Wind", a force power).
 BONUS_ACTIONS = (
     ("boost_engines", "Boost Engines"),
     ("boost_shields", "Boost Shields"),
@@ -50,11 +51,13 @@ STATS = StatSchema(
         Stat(
             "bonus_action_for",
             "The action that bonus action allows",
-            CHOICE,
+            TEXT,
             default="",
-            choices=(("", "none named"),) + BONUS_ACTIONS,
+            max=60,
+            choices=BONUS_ACTIONS,
             group="Crew",
-            help="The feature that grants a bonus action says what it is for; only that action may use it.",
+            help="The feature that grants a bonus action says what it is: an action on the menu (Evade, Patch, "
+            "Boost Shields...) or the feature's own, e.g. Second Wind or a force power. Only that action may use it.",
         ),
         Stat(
             "stealth_mod",
