@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.contrib.humanize.templatetags.humanize import apnumber
 from django.db.models.fields import BLANK_CHOICE_DASH
+from django.utils.html import format_html, format_html_join
 
 from campaigns.models import (
     Campaign,
@@ -18,7 +19,7 @@ from campaigns.models import (
 )
 from campaigns.services import normalise_code
 from combat.rules import registry
-from combat.rules.stats import BOOL, CHOICE, INT, TAGS, StatSchema
+from combat.rules.stats import BOOL, CHOICE, INT, OVERRIDES, TAGS, TEXT, Stat, StatSchema
 
 logger = logging.getLogger(__name__)
 
@@ -171,18 +172,29 @@ class RoleForm(forms.Form):
 
 
 STAT_PREFIX = "s_"
+OVERRIDE_PREFIX = "o_"  # the GM's override of a derived stat
+
+
+def _number_input(stat: Stat) -> forms.NumberInput:
+    attrs: dict[str, object] = {"inputmode": "numeric"}
+    if stat.min is not None:
+        attrs["min"] = stat.min
+    if stat.max is not None:
+        attrs["max"] = stat.max
+    return forms.NumberInput(attrs=attrs)
+
+
+def _override_field(stat: Stat) -> forms.CharField:
+    """The GM's box for a derived stat: empty lets the sheet work it out."""
+    help_text = f"Leave empty to work it out from the sheet: {stat.help}"
+    return forms.CharField(
+        label=f"{stat.label} set by the GM", required=False, widget=_number_input(stat), help_text=help_text
+    )
 
 
 def _stat_field(stat):
-    attrs = {}
     if stat.kind == INT:
-        if stat.min is not None:
-            attrs["min"] = stat.min
-        if stat.max is not None:
-            attrs["max"] = stat.max
-        attrs["inputmode"] = "numeric"
-        widget = forms.NumberInput(attrs=attrs)
-        return forms.CharField(label=stat.label, required=False, widget=widget, help_text=stat.help)
+        return forms.CharField(label=stat.label, required=False, widget=_number_input(stat), help_text=stat.help)
     if stat.kind == CHOICE:
         return forms.ChoiceField(
             label=stat.label, required=False, choices=[(str(v), lbl) for v, lbl in stat.choices], help_text=stat.help
@@ -191,7 +203,33 @@ def _stat_field(stat):
         return forms.BooleanField(label=stat.label, required=False, help_text=stat.help)
     if stat.kind == TAGS:
         return forms.CharField(label=stat.label, required=False, max_length=1000, help_text=stat.help)
+    if stat.kind == TEXT:
+        suggestions = tuple(label for _, label in stat.choices)
+        widget = SuggestInput(suggestions, attrs={"maxlength": stat.max or 60, "autocomplete": "off"})
+        return forms.CharField(label=stat.label, required=False, widget=widget, help_text=stat.help)
     raise ValueError(stat.kind)
+
+
+class SuggestInput(forms.TextInput):
+    """A text box that suggests `suggestions` as the player types (an HTML datalist); any other text is allowed."""
+
+    def __init__(self, suggestions: tuple[str, ...] = (), attrs=None):
+        super().__init__(attrs)
+        self.suggestions = suggestions
+
+    def get_context(self, name, value, attrs):
+        context = super().get_context(name, value, attrs)
+        if self.suggestions:
+            context["widget"]["attrs"]["list"] = f"{context['widget']['attrs'].get('id', name)}-suggestions"
+        return context
+
+    def render(self, name, value, attrs=None, renderer=None):
+        html = super().render(name, value, attrs, renderer)
+        if not self.suggestions:
+            return html
+        list_id = f"{(attrs or {}).get('id', name)}-suggestions"
+        options = format_html_join("", '<option value="{}"></option>', ((s,) for s in self.suggestions))
+        return format_html('{}<datalist id="{}">{}</datalist>', html, list_id, options)
 
 
 class CharacterForm(forms.ModelForm):
@@ -227,26 +265,43 @@ class CharacterForm(forms.ModelForm):
                 del self.fields[name]
         existing = self.instance.full_stats() if self.instance.pk and self.instance.system == chosen else None
         values = existing or self.schema.defaults()
-        for stat in self.schema.stats:
+        self.derived = self.schema.derived(values)  # as last saved: shown beside the typed stats
+        self.kept_overrides = dict(values.get(OVERRIDES) or {})  # what a player's save keeps
+        if membership.is_gm:  # only the GM overrides a derived stat
+            for item in self.derived:
+                field = _override_field(self.schema.get(item.key))
+                field.initial = item.value if item.overridden else ""
+                self.fields[OVERRIDE_PREFIX + item.key] = field
+        for stat in self.schema.typed:
             field = _stat_field(stat)
             value = values.get(stat.key, stat.default)
             field.initial = ", ".join(value) if stat.kind == TAGS else value
+            if stat.kind == TEXT and stat.choices:  # a suggestion stored by its key shows as its label
+                field.initial = dict(stat.choices).get(value, value)
             self.fields[STAT_PREFIX + stat.key] = field
 
     def stat_groups(self):
-        """[(group title, [bound fields])] in schema order, for the template."""
-        groups: dict[str, list] = {}
+        """[(group title, [bound fields], [derived values])] in schema order, for the template: a derived stat
+        shows how the saved sheet works it out, and for the GM its override box among the fields."""
+        groups: dict[str, tuple[list, list]] = {}
+        derived = {item.key: item for item in self.derived}
         for stat in self.schema.stats:
-            groups.setdefault(stat.group or "Stats", []).append(self[STAT_PREFIX + stat.key])
-        return list(groups.items())
+            fields, shown = groups.setdefault(stat.group or "Stats", ([], []))
+            if stat.key in derived:
+                shown.append(derived[stat.key])
+                if OVERRIDE_PREFIX + stat.key in self.fields:
+                    fields.append(self[OVERRIDE_PREFIX + stat.key])
+            else:
+                fields.append(self[STAT_PREFIX + stat.key])
+        return [(title, fields, shown) for title, (fields, shown) in groups.items()]
 
     def main_fields(self):
-        return [self[name] for name in self.fields if not name.startswith(STAT_PREFIX)]
+        return [self[name] for name in self.fields if not name.startswith((STAT_PREFIX, OVERRIDE_PREFIX))]
 
     def clean(self):
         cleaned = super().clean()
         raw = {}
-        for stat in self.schema.stats:
+        for stat in self.schema.typed:
             name = STAT_PREFIX + stat.key
             if stat.kind == BOOL:
                 raw[stat.key] = bool(cleaned.get(name))
@@ -255,7 +310,14 @@ class CharacterForm(forms.ModelForm):
         stats, errors = self.schema.validate(raw)
         for key, sentence in errors.items():
             self.add_error(STAT_PREFIX + key, sentence)
-        self.cleaned_stats = stats if not errors else None
+        overrides = self.kept_overrides
+        if self.membership.is_gm:
+            raw_overrides = {item.key: self.data.get(OVERRIDE_PREFIX + item.key) for item in self.derived}
+            overrides, override_errors = self.schema.clean_overrides(raw_overrides)
+            for key, sentence in override_errors.items():
+                self.add_error(OVERRIDE_PREFIX + key, sentence)
+            errors = {**errors, **override_errors}
+        self.cleaned_stats = ({**stats, OVERRIDES: overrides} if overrides else stats) if not errors else None
         return cleaned
 
     def save(self, commit=True):

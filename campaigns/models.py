@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from combat.models import validate_combat_model
 from combat.rules import registry
+from combat.rules.stats import OVERRIDES
 
 # Join codes avoid letters and digits that look alike on a phone keyboard (0/O, 1/I/L).
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -242,8 +243,13 @@ class Character(models.Model):
         return self.kind == self.Kind.PC
 
     def full_stats(self):
-        """Stored stats over the schema's defaults, so a stat added later still has a value."""
+        """Stored stats over the schema's defaults, so a stat added later still has a value (and the GM's
+        overrides of derived stats under `OVERRIDES`, if any)."""
         return {**self.model.stats.defaults(), **(self.stats or {})}
+
+    def derived_stats(self):
+        """Each stat worked out from the sheet, with the GM's override if there is one (combat.rules.stats)."""
+        return self.model.stats.derived(self.full_stats())
 
     def summary(self):
         return self.model.stats.summary(self.full_stats(), self.model.summary)
@@ -259,6 +265,11 @@ class Character(models.Model):
             errors["quantity"] = "Quantity must be between 1 and 50."
         if self.system in registry.MODELS:
             _, stat_errors = self.model.stats.validate(self.stats or {})
+            overrides = (self.stats or {}).get(OVERRIDES, {})
+            if isinstance(overrides, dict):
+                stat_errors.update(self.model.stats.clean_overrides(overrides)[1])
+            else:
+                stat_errors[OVERRIDES] = "The GM's overrides must be stats and their values."
             if stat_errors:
                 errors["stats"] = " ".join(stat_errors.values())
         if errors:
@@ -278,6 +289,8 @@ class GameSession(models.Model):
     starts_at = models.DateTimeField("start")
     duration_minutes = models.PositiveIntegerField("expected length in minutes", default=180)
     notes = models.TextField(blank=True, max_length=4000)
+    # What happened, typed by the GM after play (loot, story): the end of the session's recap in the history.
+    recap = models.TextField("recap notes", blank=True, max_length=4000)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SCHEDULED)
     cancel_reason = models.CharField(max_length=300, blank=True)
     # Calendar clients replace an event whose SEQUENCE went up (RFC 5545 §3.8.7.4).

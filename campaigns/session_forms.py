@@ -88,6 +88,17 @@ class SessionForm(forms.Form):
         }
 
 
+class RecapForm(forms.Form):
+    recap = forms.CharField(
+        label="Recap notes",
+        required=False,
+        max_length=4000,
+        widget=forms.Textarea(attrs={"rows": 4, "placeholder": "Loot: 300 credits and the relay's key card."}),
+        help_text="What happened and what was found, typed after play. Everyone in the campaign sees them at the "
+        "end of the session's recap in the History. " + MARKDOWN_HELP,
+    )
+
+
 class CancelSessionForm(forms.Form):
     reason = forms.CharField(
         label="Message to the group",

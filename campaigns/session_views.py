@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns import ics, selectors, sessions
 from campaigns.errors import ServiceError
 from campaigns.models import CalendarFeed
-from campaigns.session_forms import CancelSessionForm, RsvpForm, SessionForm
+from campaigns.session_forms import CancelSessionForm, RecapForm, RsvpForm, SessionForm
 
 
 def _back(request, fallback: str) -> str:
@@ -50,9 +50,11 @@ def session_list(request, campaign_id):
 
 
 @login_required
-def session_detail(request, campaign_id, session_id):
+def session_detail(request, campaign_id, session_id, recap_form=None):
     membership = selectors.membership_or_404(request.user, campaign_id)
     session = selectors.session_or_404(membership, session_id)
+    if recap_form is None and membership.is_gm:
+        recap_form = RecapForm(initial={"recap": session.recap})
     return render(
         request,
         "campaigns/session_detail.html",
@@ -61,8 +63,24 @@ def session_detail(request, campaign_id, session_id):
             "membership": membership,
             "s": session,
             "board": _board(session, membership),
+            "recap_form": recap_form,
         },
+        status=400 if recap_form is not None and recap_form.errors else 200,
     )
+
+
+@login_required
+@require_POST
+def session_recap(request, campaign_id, session_id):
+    """The GM saves the session's recap notes; a form error shows the session page again with its sentence."""
+    membership = selectors.gm_membership_or_404(request.user, campaign_id)
+    session = selectors.session_or_404(membership, session_id)
+    form = RecapForm(request.POST)
+    if not form.is_valid():
+        return session_detail(request, campaign_id, session_id, recap_form=form)
+    sessions.set_recap(session, form.cleaned_data["recap"])
+    messages.success(request, "Recap notes saved.")
+    return redirect(session)
 
 
 @login_required

@@ -124,6 +124,14 @@ def mark_done(session: GameSession) -> GameSession:
     return session
 
 
+def set_recap(session: GameSession, recap: str) -> GameSession:
+    """The GM's recap notes (loot, what happened), at any time: they are typed after play. The caller has checked
+    that the user is a GM of the session's campaign."""
+    session.recap = recap
+    session.save(update_fields=["recap", "updated_at"])
+    return session
+
+
 def set_rsvp(session: GameSession, user, answer: str) -> Rsvp:
     """The member's own answer. The caller has checked that `user` is a member of the session's campaign."""
     if answer not in Rsvp.Answer.values:

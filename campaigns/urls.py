@@ -58,6 +58,11 @@ urlpatterns = [
         "campaigns/<int:campaign_id>/sessions/<int:session_id>/done/", session_views.session_done, name="session_done"
     ),
     path(
+        "campaigns/<int:campaign_id>/sessions/<int:session_id>/recap/",
+        session_views.session_recap,
+        name="session_recap",
+    ),
+    path(
         "campaigns/<int:campaign_id>/sessions/<int:session_id>/rsvp/", session_views.session_rsvp, name="session_rsvp"
     ),
     path(

@@ -25,6 +25,9 @@ COUNTS = (
     "power_shields",
     "power_sensors",
     "power_weapons",
+    "system_damage",
+    "saves_made",
+    "saves_failed",
 )
 
 
@@ -63,6 +66,11 @@ class ShipForm(forms.ModelForm):
             "dex_mod",
             "armour",
             "ac_override",
+            "system_damage",
+            "used",
+            "saves_made",
+            "saves_failed",
+            "stable",
         )
         widgets = {
             "notes": forms.Textarea(attrs={"rows": 3}),
@@ -86,7 +94,7 @@ class ShipForm(forms.ModelForm):
         error_messages["side"] = {"invalid_choice": "Choose a party ship or an NPC ship."}
 
     # Added after the first ships were made: a form that leaves them out (or blank) keeps what the ship has.
-    KEEP_WHEN_BLANK = ("side",) + SIGNED + ("armour",)
+    KEEP_WHEN_BLANK = ("side",) + SIGNED + ("armour", "system_damage", "saves_made", "saves_failed")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -118,6 +126,15 @@ class ShipForm(forms.ModelForm):
 
     def clean_armour(self):
         return self._keep("armour")
+
+    def clean_system_damage(self):
+        return self._keep("system_damage")
+
+    def clean_saves_made(self):
+        return self._keep("saves_made")
+
+    def clean_saves_failed(self):
+        return self._keep("saves_failed")
 
     def clean(self):
         """With "work out" on, the maximums come from size, tier and modifiers; a new ship starts at them."""
@@ -177,6 +194,7 @@ class ShipForm(forms.ModelForm):
             ),
         ),
         ("SW5e combat", ("weapons", "initiative_mod")),
+        ("SW5e system damage", ("system_damage", "used", "saves_made", "saves_failed", "stable")),
     )
 
     def groups(self):

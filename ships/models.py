@@ -2,7 +2,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
-from combat.rules.sw5e import gear
+from combat.rules.sw5e import disabled, gear
 from combat.rules.sw5e import ship as sw5e
 from combat.rules.sw5e.stats import STATIONS
 
@@ -88,6 +88,26 @@ class Ship(models.Model):
         help_text="Added when the server rolls this ship's initiative (a ship with no PC aboard).",
     )
 
+    # SW5e system damage and destruction saves, written back after a fight and read when the ship joins the next.
+    system_damage = models.PositiveSmallIntegerField(
+        "system damage level",
+        default=0,
+        help_text="0 to 5. Finishing maintenance lowers it by 1; level 4 halves the hull and shield maximums.",
+    )
+    used = models.BooleanField(
+        default=False, help_text='System damage level 5 made the ship "used" for good: its value is halved.'
+    )
+    saves_made = models.PositiveSmallIntegerField("successful destruction saves", default=0)
+    saves_failed = models.PositiveSmallIntegerField("failed destruction saves", default=0)
+    stable = models.BooleanField(
+        default=False, help_text="At 0 hull points: stabilised, so it makes no destruction saves."
+    )
+    recovered_after = models.PositiveSmallIntegerField(
+        "hours a stable ship took to regain 1 hull point",
+        null=True,
+        blank=True,
+        help_text="Rolled by the server (1d4) when the GM lets time pass; cleared when it next drops to 0 hull points.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -140,6 +160,10 @@ class Ship(models.Model):
         if self.derived_hull_max is None or self.shield_type not in sw5e.SHIELD_TYPES:
             return None
         return gear.shield_points(self.size, self.tier, self.str_mod or 0, self.shield_type)
+
+    @property
+    def system_damage_effects(self) -> tuple[str, ...]:
+        return disabled.effects(self.system_damage or 0)
 
     @property
     def derived_ac(self) -> int:
@@ -219,6 +243,14 @@ class Ship(models.Model):
             errors["weapons"] = next(gear.weapon_error(entry) for entry in weapons if gear.weapon_error(entry))
         elif len({name.casefold() for name, _ in self.weapon_entries()}) < len(weapons):
             errors["weapons"] = 'Name each weapon once (two of a kind: "laser cannon 1, laser cannon 2").'
+        if self.system_damage is not None and self.system_damage > 5:
+            errors["system_damage"] = "System damage goes from 0 to 5 (level 6 destroys the ship)."
+        for field, label in (("saves_made", "Successful"), ("saves_failed", "Failed")):
+            count = getattr(self, field)
+            if count is not None and count > 2:
+                errors[field] = f"{label} destruction saves go from 0 to 2 (the third ends the count)."
+        if self.hull and (self.stable or self.saves_made or self.saves_failed):
+            errors["stable"] = "Destruction saves and stable are for a ship at 0 hull points."
         if self.ac_override is not None and self.ac_override > 40:
             errors["ac_override"] = "AC goes from 0 to 40."
         if errors:

@@ -8,8 +8,11 @@ from django.views.decorators.http import require_POST
 
 from campaigns.models import Character
 from campaigns.selectors import membership_or_404
+from combat.rules.core import RuleError
+from combat.rules.dice import Dice
 from ships.forms import CrewForm, ShipForm
 from ships.models import CrewAssignment, Ship
+from ships.recovery import recover
 from ships.selectors import can_change_crew, can_manage_ship, ships_for
 
 
@@ -127,4 +130,23 @@ def crew_remove(request, campaign_id, ship_id, post_id):
         raise Http404("No such page.")
     post.delete()
     messages.success(request, f"{post.character} left the {post.get_station_display()} station.")
+    return redirect(ship)
+
+
+@login_required
+@require_POST
+def ship_recover(request, campaign_id, ship_id):
+    """The GM lets time pass for a stable ship at 0 hull points: the server rolls 1d4 hours and it regains 1 hull
+    point (ships/recovery.py)."""
+    membership = membership_or_404(request.user, campaign_id)
+    if not can_manage_ship(membership):
+        raise Http404("No such page.")
+    ship = _ship_or_404(membership, ship_id)
+    try:
+        with transaction.atomic():
+            hours = recover(Ship.objects.select_for_update().get(pk=ship.pk), Dice())
+    except RuleError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"{ship.name} regains 1 hull point after {hours} hour{'s' if hours != 1 else ''}.")
     return redirect(ship)

@@ -11,6 +11,7 @@ from campaigns.models import Campaign, Character, Membership, User
 from combat import services as combat_services
 from combat.models import Encounter
 from combat.rules import registry
+from combat.rules.stats import OVERRIDES
 from ships.models import CrewAssignment, Ship
 
 DEMO_PASSWORD = "fray-demo-table"
@@ -20,11 +21,13 @@ CAMPAIGN = "The Drift Between Stars"
 DEMO_ENCOUNTER = "Ambush at the derelict relay"
 
 
-def _stats(system, **values):
+def _stats(system, overrides=None, **values):
+    """A clean sheet; `overrides` are the GM's values for derived stats (see combat.rules.stats)."""
     schema = registry.get(system).stats
     clean, errors = schema.validate({**schema.defaults(), **values})
-    assert not errors, errors
-    return clean
+    clean_overrides, override_errors = schema.clean_overrides(overrides or {})
+    assert not errors and not override_errors, (errors, override_errors)
+    return {**clean, OVERRIDES: clean_overrides} if clean_overrides else clean
 
 
 def _burn_bryte(**skills):
@@ -55,7 +58,6 @@ CHARACTERS = [
             "hero",
             spd=4,
             dex=23,
-            initiative_dex=23,
             con=18,
             rec=8,
             ocv=8,
@@ -77,7 +79,6 @@ CHARACTERS = [
             "hero",
             spd=3,
             dex=14,
-            initiative_dex=14,
             con=25,
             rec=12,
             ocv=6,
@@ -99,7 +100,6 @@ CHARACTERS = [
             "hero",
             spd=4,
             dex=15,
-            initiative_dex=15,
             con=13,
             rec=5,
             ocv=5,
@@ -125,8 +125,6 @@ CHARACTERS = [
             fighting=1,
             perception=2,
             strength=1,
-            defense=13,
-            toughness=2,
             armour="light",
             focuses="Dexterity (Initiative), Accuracy (Pistols)",
             fortune=18,
@@ -134,6 +132,7 @@ CHARACTERS = [
             level=2,
             speed=12,
             weapons="Pistol",
+            overrides={"defense": 13},  # the GM's: derived would be 12 (light armour); the demo fights know 13
         ),
         0,
     ),
@@ -148,14 +147,13 @@ CHARACTERS = [
             constitution=3,
             fighting=3,
             strength=3,
-            defense=11,
-            toughness=3,
             armour="medium",
             fortune=15,
             fortune_max=15,
             level=2,
             speed=9,
             weapons="Pistol, Heavy melee weapon",
+            overrides={"defense": 11},  # the GM's: derived would be 9 (medium armour); the demo fights know 11
         ),
         0,
     ),
@@ -169,8 +167,6 @@ CHARACTERS = [
             fighting=2,
             accuracy=1,
             constitution=1,
-            defense=11,
-            toughness=1,
             fortune=0,
             fortune_max=0,
             weapons="Pistol, Light melee weapon",
@@ -187,8 +183,6 @@ CHARACTERS = [
             accuracy=3,
             perception=2,
             constitution=1,
-            defense=12,
-            toughness=1,
             fortune=4,
             fortune_max=4,
             focuses="Accuracy (Rifles)",
