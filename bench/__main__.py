@@ -20,14 +20,29 @@ Notes on method (details in each module's docstring):
   new data-version. Baselines with the same client: bench/bare_channels.py (daphne, the same channel layer,
   one group_send of the same bytes per HTTP trigger) and bench/ws_floor.py (raw `websockets` broadcast).
   Percentiles are nearest-rank over the measured actions (after warm-up), so with 30 actions p99 is the slowest.
-- **What the full path costs over bare Channels**: one HTTP request through Django (session, user, membership,
-  the locked write, commit) and the render of the players' fragments (the table, its log read in the words
-  stored with each entry, and each PC owner's controls), all before the first frame leaves; the GM's table is
-  rendered after the players' frames are written. The fan-out itself is cheaper than the baseline's, since
-  Fray's consumer forwards a table frame without Channels' per-message database clean-up (a worker-thread trip
-  per socket). So the ratio falls as N grows. With the in-memory layer every socket's frame is queued in one
-  turn of the event loop and none is written before all are, so the first socket waits nearly as long as the
-  last; with Redis they arrive one by one.
+- **Goals against the floor** (issue 21): the full path's p50 to the last of N sockets over the raw `websockets`
+  floor's at the same N (≤ 2× at N=200, ≤ 3× at N=50, both layers); each row also gives the p50 until the FIRST
+  socket had the table and its share of the last's: near 100% means the first phone waited for the last.
+- **Spectators** (bench/spectators.py): 1,000 sockets on one watch link (/ws/watch/<token>/, the link made through
+  combat.sharing) to the demo encounter, 500 straight to each of two daphne processes on the Redis layer, both on
+  the one SQLite database of the temp FRAY_VAR_DIR (WAL, as the row reads from the file: the snapshots are reads and
+  never wait for the write; the row says whether either server logged an error). The GM's action is POSTed to one of
+  them; timed until the last of the 1,000 has the new table (nearest-rank p50/p95/p99 over the measured actions).
+  Memory: each daphne's VmRSS (/proc/<pid>/status) with 10 warm sockets and again with 500, settled and idle, the
+  growth divided by the 490 sockets added; the client's own memory is not counted. Baseline in the same run:
+  bench/ws_floor.py holding the same 1,000 sockets in one process, one broadcast of the same bytes, its RSS per
+  socket measured the same way. The client raises its soft open-files limit to the hard one (the servers inherit
+  it); the row names both. Own budget (150 s, 30 s of it kept for the baseline): actions that do not fit are left
+  out and the row says how many were measured.
+- **What the full path pays over the floor, and where** (the "where … go" rows): before the first frame, one
+  HTTP request through Django (session, user, membership, the locked write, commit) and the render of the players'
+  fragments (the table, its log read in the words stored with each entry, each PC owner's controls), then one
+  channel-layer message per audience per process (combat/hub.py); from the first socket to the last, each
+  socket's frame written through daphne (ASGI send, autobahn's framing, Twisted's write), dearer per socket than
+  the raw `websockets` broadcast (the row says by how much). The time before the first frame is already several
+  times the floor's whole broadcast at N=50 and N=200, so the issue's ≤ 3× / ≤ 2× goals cannot be met by the
+  fan-out alone: the request, the commit and the render come first. The GM's table is rendered after the
+  players' frames leave.
 - **Rendering** (bench/render.py): per-audience fragments from a fresh Renderer (so each includes reading the
   log); time is the median of several runs; SQL queries counted on one run.
 - **Phone page weight** (bench/page_weight.py): Debian's Chromium, phone profile, empty cache; encoded sizes
@@ -42,7 +57,7 @@ def main():
     started = time.monotonic()
     load = os.getloadavg()[0]
     temp = django_on_temp_db()
-    from bench import fanout, page_weight, render, replay_and_export
+    from bench import fanout, page_weight, render, replay_and_export, spectators
     from bench.live import prepare_demo
 
     lines = ["| benchmark | result | baseline (same run) | ratio |", "|---|---|---|---|"]
@@ -59,6 +74,9 @@ def main():
             t = time.monotonic()
             fanout.run(lines, var, demo)
             print(f"fan-out: {time.monotonic() - t:.0f} s", file=sys.stderr)
+            t = time.monotonic()
+            spectators.run(lines, var, demo)
+            print(f"spectators: {time.monotonic() - t:.0f} s", file=sys.stderr)
         finally:
             shutil.rmtree(var, ignore_errors=True)
     finally:

@@ -39,6 +39,14 @@ print(json.dumps({"campaign": enc.campaign_id, "encounter": enc.pk,
                   "pcs": [f.id for f in state.pcs()], "enemies": [f.id for f in state.enemies()]}))
 """
 
+# Printed by `manage.py shell`: the token of a new watch link (combat.sharing) to the demo encounter, made by its GM.
+MAKE_WATCH_LINK = """
+from campaigns.models import User
+from combat import sharing
+from combat.models import Encounter
+print(sharing.watch_link(Encounter.objects.get(pk={encounter}), User.objects.get(username="gm")).token)
+"""
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -79,6 +87,17 @@ def prepare_demo() -> tuple[Path, dict]:
     manage(var, "load_demo")
     demo = json.loads(manage(var, "shell", "-c", DESCRIBE_DEMO).strip().splitlines()[-1])
     return var, demo
+
+
+def watch_link(var: Path, demo: dict) -> str:
+    """A new watch link to the demo encounter (the spectators' /ws/watch/<token>/); returns its token."""
+    return manage(var, "shell", "-c", MAKE_WATCH_LINK.format(encounter=int(demo["encounter"]))).strip().splitlines()[-1]
+
+
+def rss_kib(pid: int) -> int:
+    """A process's resident memory now (VmRSS in /proc/<pid>/status), in KiB."""
+    with open(f"/proc/{pid}/status") as status:
+        return int(next(line.split()[1] for line in status if line.startswith("VmRSS:")))
 
 
 class Server:

@@ -1,8 +1,9 @@
 """After a commit, send every audience its fragments over the channel layer.
 
 Two group sends per action. The players' group gets ONE message: the players' table and each PC owner's own
-controls (keyed by user id); every player's socket then sends one frame, the table followed by that player's
-own controls only (see TableConsumer.table_fragment). The GMs' group gets the GM's table.
+controls (keyed by user id). Each process holding sockets of that audience is in the group once (combat.hub) and
+writes every local socket one frame: the table followed by that player's own controls only (a spectator's, the
+table alone). The GMs' group gets the GM's table.
 
 The players' message is rendered and sent first, the GM's after it: the phones wait on no GM render. The acting
 GM has the htmx response anyway; other GM screens get theirs a moment later.
@@ -36,8 +37,8 @@ def players_group(encounter_id: int) -> str:
 def fragment_message(html: str, version: int, own: dict[str, str] | None = None) -> dict:
     """A `table.fragment` message; `own` maps a user id (as text) to that player's own controls.
 
-    Plain `str`, not the SafeString templates return: the in-memory channel layer deep-copies every message
-    for every socket, and a str subclass is copied character by character where a str is shared."""
+    Plain `str`, not the SafeString templates return: the in-memory channel layer deep-copies every message it
+    delivers, and a str subclass is copied character by character where a str is shared."""
     return {
         "type": "table.fragment",
         "html": str(html),
@@ -80,7 +81,7 @@ def broadcast(encounter_id: int, encounter: Encounter | None = None, state=None,
 
 def _send(layer, group: str, message: dict) -> None:
     try:
-        # The group rides along: a socket that has just left that audience (a GM made a player) drops it.
+        # The group rides along, for the logs and for a reader of the message that serves more than one group.
         async_to_sync(layer.group_send)(group, {**message, "group": group})
     except Exception:
         log.warning("channel layer unavailable; %s will catch up on reconnect", group, exc_info=True)

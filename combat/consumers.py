@@ -1,9 +1,11 @@
 """The live table over a websocket: members only, one group per audience, full state on every (re)connect.
 
-Every socket also joins its user's group (campaigns.live). When their membership changes it reads it again at
-once: no longer a member (or a player on a GM's draft) -> closed with 4404; another role -> it moves to that
-audience's group and gets that audience's table. A resync ("hello") checks the same way. Table fragments carry
-the group they were sent to, so one queued for an audience the socket has just left is dropped.
+The audience's group is joined through this process's hub (combat.hub): one channel-layer subscription per
+audience per process, which writes each table fragment to the local sockets (the table, then a player's own
+controls, never another's). Every socket also joins its user's group (campaigns.live), on Channels' own path.
+When their membership changes it reads it again at once: no longer a member (or a player on a GM's draft) ->
+closed with 4404; another role -> it moves to that audience's group and gets that audience's table. A resync
+("hello") checks the same way. A socket that has left an audience's hub group gets none of its fragments.
 
 The page's heartbeat sends "ping" every few seconds and gets "pong" back (no database, but for the presence row
 every presence.SEEN_EVERY seconds): a phone that misses a pong knows its socket is dead and reconnects. Pings have
@@ -26,6 +28,7 @@ from campaigns.live import user_group
 from campaigns.models import Membership
 from combat import fragments, presence, store
 from combat.broadcast import gm_group, players_group
+from combat.hub import LeavesAudienceOnEnd, Local, hub_for, leave_audience
 from combat.models import Encounter
 
 log = logging.getLogger(__name__)
@@ -54,10 +57,11 @@ class TokenBucket:
         return True
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(LeavesAudienceOnEnd, AsyncWebsocketConsumer):
     async def connect(self):
         user = self.scope.get("user")
-        self.groups_joined: list[str] = []
+        self.groups_joined: list[str] = []  # on Channels' per-socket path: the user's group
+        self.audience: str | None = None  # the audience's group, joined through the hub
         self.closing = False
         self.present = False  # this socket has its presence row
         self.strip = ""  # the connected-players strip this (GM's) socket sent last
@@ -66,7 +70,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         kwargs = self.scope["url_route"]["kwargs"]
         self.campaign_id, self.encounter_id = kwargs["campaign_id"], kwargs["encounter_id"]
-        self.own_key = str(user.pk)  # picks this player's own controls out of each players' message
+        # The hub picks this player's own controls out of each players' message by this key.
+        self.local = Local(self.base_send, self.channel_name, own_key=str(user.pk))
         self.resyncs = TokenBucket(BURST, PER_SECOND, monotonic())
         self.pings = TokenBucket(PING_BURST, PINGS_PER_SECOND, monotonic())
         # The user's group first: a change of membership from here on reaches this socket as an order.
@@ -77,9 +82,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         # The audience's group before the snapshot: nothing sent in between is missed.
         self.is_gm = membership.is_gm
-        await self._join(self._audience(self.is_gm))
+        await self._join_audience(self._audience(self.is_gm))
         await self.accept()
         await self._send_snapshot()
+        await self.local.open()  # the frames that came since the join follow the snapshot
         await self._opened()
 
     async def disconnect(self, code):
@@ -105,20 +111,6 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         await self._follow_membership(always_send=True)
 
-    async def dispatch(self, message):
-        # A table fragment only forwards text: no database, so none of Channels' per-message clean-up of old
-        # database connections, which costs a trip to a worker thread for every socket on every action.
-        if message.get("type") == "table.fragment":
-            await self.table_fragment(message)
-            return
-        await super().dispatch(message)
-
-    async def table_fragment(self, event):
-        if event.get("group") not in self.groups_joined:
-            return  # sent to an audience this socket has left (or it is closing)
-        # One frame: the audience's table, then (for a PC's owner) their own controls; never another player's.
-        await self.send(text_data=event["html"] + event.get("own", {}).get(self.own_key, ""))
-
     async def user_notice(self, event):
         """A notice for this user (campaigns.notices), sent to their group: the encounter page has this one socket, so
         it carries the page's notices too, except the "your turn" of this very encounter, which the table shows."""
@@ -126,7 +118,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=event["html"])
 
     async def presence_changed(self, event):
-        if event.get("group") in self.groups_joined and self.is_gm and not self.closing:
+        if event.get("group") == self.audience and self.is_gm and not self.closing:
             await self._send_strip()
 
     async def membership_changed(self, event):
@@ -141,9 +133,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         if membership.is_gm != self.is_gm:
             old, new = self._audience(self.is_gm), self._audience(membership.is_gm)
-            await self._join(new)
-            await self.channel_layer.group_discard(old, self.channel_name)
-            self.groups_joined.remove(old)
+            await self._join_audience(new)
+            await hub_for(self.channel_layer).leave(old, self.local)
             self.is_gm, always_send = membership.is_gm, True
             await self._presence_changed()  # they join or leave the GMs' list of players
         if always_send:
@@ -202,6 +193,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(group, self.channel_name)
         self.groups_joined.append(group)
 
+    async def _join_audience(self, group: str) -> None:
+        await hub_for(self.channel_layer).join(group, self.local)
+        self.audience = group
+
     async def _refuse(self, code: int) -> None:
         """Refused at the door, told why: accepted, then closed at once with the code. A handshake refused outright
         reaches the page as a bare 1006, which hx-ws answers by reconnecting forever ("reconnecting…" on a phone
@@ -221,6 +216,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         groups, self.groups_joined = getattr(self, "groups_joined", []), []
         for group in groups:
             await self.channel_layer.group_discard(group, self.channel_name)
+        await leave_audience(self)
 
     def _audience(self, is_gm: bool) -> str:
         return gm_group(self.encounter_id) if is_gm else players_group(self.encounter_id)

@@ -7,10 +7,12 @@ from django.urls import path, re_path
 
 from campaigns.consumers import NoticeConsumer
 from combat.consumers import TableConsumer
+from combat.spectators import SpectatorConsumer
 
 websocket_urlpatterns = [
     path("ws/campaigns/<int:campaign_id>/encounters/<int:encounter_id>/", TableConsumer.as_asgi()),
     path("ws/notices/", NoticeConsumer.as_asgi()),
+    path("ws/watch/<str:token>/", SpectatorConsumer.as_asgi()),  # a watch link's holder: no login, the token is the key
 ]
 
 

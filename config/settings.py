@@ -182,6 +182,10 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# Bytes a websocket may fall behind (written by the server, not yet taken by the client) before it is dropped and
+# left to resync on reconnect (combat.hub). A table frame is a few KiB to a few tens of KiB.
+WS_MAX_BACKLOG = env.int("WS_MAX_BACKLOG", default=1024 * 1024)
+
 # The cache holds the throttles. With Redis every web process counts against one total; the embedded default
 # serves from one daphne process, whose own memory is enough.
 if REDIS_URL:

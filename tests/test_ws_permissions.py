@@ -5,7 +5,9 @@ session auth, routing), as tests/combat/test_consumers.py does; then paths no ro
 4401: not signed in. 4404: not a member, or nothing this member may see (the same answer for an encounter
 that does not exist, or a path that leads nowhere, so nothing leaks). 4403: a page of another origin. The notice
 socket (ws/notices/) is every signed-in user's own: it opens for anyone signed in, whatever the encounter, and
-carries only what is sent to that user (tests/campaigns/test_notices.py checks what).
+carries only what is sent to that user (tests/campaigns/test_notices.py checks what). A watch link's socket
+(ws/watch/<token>/) opens for anyone holding the link, signed in or not, while its encounter runs, with the players'
+table alone (tests/combat/test_spectators.py checks the rest).
 A new route without rows here fails `test_every_route_is_in_the_matrix`.
 """
 
@@ -22,7 +24,7 @@ from django.test import Client
 from django.urls import URLPattern
 
 from combat import services
-from combat.models import Encounter
+from combat.models import Encounter, ShareLink
 from tests.ws_socket import Socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("asgi_loaded")]
@@ -37,6 +39,7 @@ STATES = ("active", "draft", "ended")
 
 TABLE = "ws/campaigns/<int:campaign_id>/encounters/<int:encounter_id>/"
 NOTICES = "ws/notices/"  # every signed-in user's own notices, whatever encounter the page is about
+WATCH = "ws/watch/<str:token>/"  # a watch link of the encounter: its holder, whoever they are
 EVERYONE_SIGNED_IN = {"anonymous": 4401, "outsider": ACCEPT, "player": ACCEPT, "other_player": ACCEPT, "gm": ACCEPT}
 
 # route: {state: {role: expected}}; "player" has a character in the encounter, "other_player" only watches.
@@ -47,12 +50,21 @@ MATRIX = {
         "ended": {"anonymous": 4401, "outsider": 4404, "player": ACCEPT, "other_player": ACCEPT, "gm": ACCEPT},
     },
     NOTICES: dict.fromkeys(STATES, EVERYONE_SIGNED_IN),
+    WATCH: {
+        "active": dict.fromkeys(ROLES, ACCEPT),
+        "draft": dict.fromkeys(ROLES, 4404),
+        "ended": dict.fromkeys(ROLES, 4404),
+    },
 }
 
 
 def path_for(route: str, encounter: Encounter, *, campaign_id: int | None = None) -> str:
     campaign_id = campaign_id or encounter.campaign_id
-    return {TABLE: f"/ws/campaigns/{campaign_id}/encounters/{encounter.pk}/", NOTICES: "/ws/notices/"}[route]
+    return {
+        TABLE: f"/ws/campaigns/{campaign_id}/encounters/{encounter.pk}/",
+        NOTICES: "/ws/notices/",
+        WATCH: f"/ws/watch/watch-{encounter.pk}/",  # made with each encounter (see `encounters`)
+    }[route]
 
 
 def test_every_route_is_in_the_matrix():
@@ -88,6 +100,7 @@ def encounters(campaign, gm, pc, npc):
         if state == "ended":
             assert services.submit(encounter.pk, gm, "end_encounter", {}, "end").ok
         made[state] = Encounter.objects.get(pk=encounter.pk)
+        ShareLink.objects.create(encounter=encounter, token=f"watch-{encounter.pk}", kind="watch", created_by=gm)
         assert made[state].status == state
     return made
 
@@ -124,6 +137,11 @@ async def test_matrix(route, state, role, encounters, gm, player, other_player, 
             assert connected, (role, state, code)
             html = await communicator.receive_from(timeout=WAIT)  # the bell, as it is now; nothing of any encounter
             assert 'id="notif-link"' in html and "enc-" not in html and "SECRET" not in html
+        elif expected == ACCEPT and route == WATCH:
+            assert connected, (role, state, code)
+            html = await communicator.receive_from(timeout=WAIT)  # the players' table, whoever holds the link
+            assert f'id="enc-{encounter.pk}-table"' in html and f'id="enc-{encounter.pk}-gm"' not in html
+            assert f'id="enc-{encounter.pk}-me"' not in html and "SECRET" not in html
         elif expected == ACCEPT:
             assert connected, (role, state, code)
             html = await communicator.receive_from(timeout=WAIT)  # the table, for this viewer
