@@ -29,6 +29,8 @@ from combat.models import Combatant, Encounter, EncounterEvent
 from combat.review import may_see_gm_only, unseen
 from combat.rules import registry
 from combat.rules.core import RuleError, Undone, is_marker, sentence
+from combat.rules.free_roll import DiceRolled
+from combat.selectors import own_roll
 from combat.store import engine_for, load_initial, load_state
 
 SCHEMA = "fray.encounter-export"
@@ -56,8 +58,9 @@ class Row:
     dice: str
 
 
-def rows(encounter: Encounter, gm_view: bool) -> Iterator[Row]:
-    """The log in order, one row at a time, with each event's sentence; filtered for a player's view.
+def rows(encounter: Encounter, gm_view: bool, reader: int | None = None) -> Iterator[Row]:
+    """The log in order, one row at a time, with each event's sentence; filtered for a player's view. `reader`:
+    the user id of the player it is for, whose own hidden dice rolls it holds in their phone's words.
 
     Undo markers name earlier events, so which events are undone is read first (one small query)."""
     engine = engine_for(encounter)
@@ -70,11 +73,14 @@ def rows(encounter: Encounter, gm_view: bool) -> Iterator[Row]:
     query = (
         EncounterEvent.objects.filter(encounter=encounter)
         .order_by("seq")
-        .values_list("seq", "batch", "kind", "audience", "actor__username", "created_at", "payload")
+        .values_list("seq", "batch", "kind", "audience", "actor__username", "actor_id", "created_at", "payload")
     )
-    for seq, batch, kind, audience, actor, created_at, payload in query.iterator(chunk_size=CHUNK):
+    for seq, batch, kind, audience, actor, actor_id, created_at, payload in query.iterator(chunk_size=CHUNK):
         event = engine.CODEC.event_from_json(payload)
         text = sentence(engine.describe, state, event, show_all)  # "" for what a player does not see
+        own = not text and reader is not None and actor_id == reader and isinstance(event, DiceRolled)
+        if own:  # the reader's own roll "for me and the GM" or "only me"
+            text = own_roll(encounter, event)
         if text:
             numbers[seq] = seq if show_all else len(numbers) + 1
             if not show_all and isinstance(event, Undone):  # the entries it took back, by the player's numbers
@@ -91,13 +97,17 @@ def rows(encounter: Encounter, gm_view: bool) -> Iterator[Row]:
                 state.round,
                 state.phase,
                 seq in undone,
-                _dice(payload),
+                _dice(payload, own),
             )
         if not is_marker(event) and seq not in undone:
             state = engine.evolve(state, event)
 
 
-def _dice(payload: dict) -> str:
+def _dice(payload: dict, own: bool = False) -> str:
+    if payload.get("kind") == DiceRolled.kind:  # a free roll; one for its roller's eyes only shows them alone
+        data = payload["data"]
+        hidden = data.get("show") == "self" and not own
+        return "" if hidden else f"{data['notation']}: " + " ".join(map(str, data["faces"]))
     roll = payload.get("data", {}).get("roll")
     if isinstance(roll, dict):  # a model's "roll" may also be a plain number (The Expanse's injury die)
         return f"{len(roll['faces'])}d{roll['sides']}: " + " ".join(map(str, roll["faces"]))
@@ -106,7 +116,7 @@ def _dice(payload: dict) -> str:
     return ""
 
 
-def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
+def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase, reader: int | None = None) -> int:
     complete = gm_view
     # An imported encounter's combatants are not flagged hidden: the replayed state says who the party never saw.
     # One revealed during the fight (unseen at the start, not at the end) is the party's to read.
@@ -135,7 +145,7 @@ def write_json(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
     text = json.dumps(head, ensure_ascii=False)
     out.write(text[:-1] + ', "events": [')
     count = 0
-    for row in rows(encounter, gm_view):
+    for row in rows(encounter, gm_view, reader):
         if count:
             out.write(",")
         out.write(
@@ -174,11 +184,11 @@ def _cell(value: object) -> object:
     return value
 
 
-def write_csv(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
+def write_csv(encounter: Encounter, gm_view: bool, out: io.TextIOBase, reader: int | None = None) -> int:
     writer = csv.writer(out)
     writer.writerow(["seq", "time", "round", "phase", "kind", "by", "event", "dice", "undone"])
     count = 0
-    for row in rows(encounter, gm_view):
+    for row in rows(encounter, gm_view, reader):
         writer.writerow(
             [
                 _cell(value)
@@ -214,11 +224,22 @@ def _md(text: str) -> str:
     return _MARKDOWN_LINE_START.sub(r"\1\\\2", text)
 
 
-def write_markdown(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
+def session_title(encounter: Encounter) -> str:
+    """ "Night at the relay (14 Mar 2031)": the game session the fight belongs to, "" for one outside any."""
+    session = encounter.session
+    if session is None:
+        return ""
+    when = timezone.localtime(session.starts_at)
+    return f"{session.title} ({when.day} {when:%b %Y})"
+
+
+def write_markdown(encounter: Encounter, gm_view: bool, out: io.TextIOBase, reader: int | None = None) -> int:
     out.write(f"# {_md(encounter.name)}\n\n{_md(encounter.combat_model.name)} · {_md(encounter.campaign.name)}\n")
+    if encounter.session_id:
+        out.write(f"\nSession: {_md(session_title(encounter))}\n")
     current = None
     count = 0
-    for row in rows(encounter, gm_view):
+    for row in rows(encounter, gm_view, reader):
         if row.round != current:
             current = row.round
             out.write(f"\n## Round {row.round}\n\n")
@@ -228,11 +249,12 @@ def write_markdown(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> i
     return count
 
 
-def write_html(encounter: Encounter, gm_view: bool, out: io.TextIOBase) -> int:
-    out.write(render_to_string("combat/export_print.html#head", {"encounter": encounter}))
+def write_html(encounter: Encounter, gm_view: bool, out: io.TextIOBase, reader: int | None = None) -> int:
+    context = {"encounter": encounter, "session": session_title(encounter)}
+    out.write(render_to_string("combat/export_print.html#head", context))
     current = None
     count = 0
-    for row in rows(encounter, gm_view):
+    for row in rows(encounter, gm_view, reader):
         if row.round != current:
             if current is not None:
                 out.write("</ol></section>")

@@ -15,10 +15,17 @@ whatever a model's `subjects` returns, their rows are left out of the summary an
 figure is counted for them either; the timeline leaves them out or unnamed as the model's `describe` does. An enemy
 revealed during the fight (a `Revealed` event) gets its row from then on.
 
+A Facts object may carry `hidden` ((subject, figure key), ...): figures of a subject this viewer may not know all of
+(a hit on an enemy whose damage is the GM's to know). The summary then says so ("hidden", or "3 + hidden"), never
+a 0 the viewer would take for the truth, and the damage chart says it leaves hidden damage out.
+
 A Facts object may carry `credits` ((subject, figure key, amount), ...) for figures owed to someone other than
 its actor (HERO's STUN taken by an attack's target). A Facts object has `round, phase, turn, actor, action, rolls,
 damage, extra`; each roll has `sides, faces, succeeded, doubles, entered`, `counted` (False for a reroll of one
-die) and `complexity, chance` (Burn Bryte's chart; 0 and None elsewhere).
+die), `complexity` (Burn Bryte's chart; 0 elsewhere) and `chance`: the exact chance of success before the dice fell
+(combat.rules.odds, Burn Bryte's no-doubles chance), None for a roll that neither succeeds nor fails and, for a
+player, where the target number is the GM's to know. A model's review module may also give `conditions(state, gm)`
+({combatant: {condition: level}}, what combat.stories counts as conditions suffered).
 """
 
 from __future__ import annotations
@@ -60,6 +67,26 @@ class Summary:
     damage_dealt: int = 0
     damage_taken: int = 0
     figures: dict[str, int] = field(default_factory=dict)
+    hidden: set[str] = field(default_factory=set)  # the figures some of which this viewer may not know
+
+    COLUMNS = ("actions", "rolls", "successes", "failures", "doubles", "damage_dealt", "damage_taken")
+
+    @property
+    def cells(self) -> list[tuple[int, bool]]:
+        """(value as this viewer knows it, whether some of it is hidden from them), column by column: the
+        summary's own columns, then the model's figures."""
+        own = [(getattr(self, key), key in self.hidden) for key in self.COLUMNS]
+        return own + [(value, key in self.hidden) for key, value in self.figures.items()]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One live event this viewer may read, with its facts and the state around it (combat.stories reads these)."""
+
+    seq: int
+    facts: object
+    before: object
+    after: object
 
 
 @dataclass
@@ -71,8 +98,15 @@ class Review:
     by_complexity: dict[int, tuple[int, int, float]]  # complexity -> (rolls, successes, expected successes)
     model_figures: tuple[tuple[str, str], ...]
     fighters: dict[str, str]
+    damage_hidden: bool  # some damage this viewer may not know of is left out of the damage chart
     kinds: list[str]
     table: tables.Table  # the model's table, for the timeline's headings
+    steps: list[Step] = field(default_factory=list)  # the live events this viewer reads, in log order
+    show_all: bool = True  # the viewer reads the whole log (the replay's moment numbers are seqs)
+
+    @property
+    def has_hidden(self) -> bool:
+        return any(s.hidden for s in self.summaries)
 
 
 def may_see_gm_only(encounter: Encounter, is_gm: bool) -> bool:
@@ -101,10 +135,10 @@ def _subjects_for(table: tables.Table, show_all: bool) -> Callable[[object], lis
     return subjects
 
 
-def build(encounter: Encounter, is_gm: bool) -> Review:
+def build(encounter: Encounter, is_gm: bool, players_only: bool = False) -> Review:
     engine = engine_for(encounter)
     table = tables.get(encounter.model)
-    show_all = may_see_gm_only(encounter, is_gm)
+    show_all = may_see_gm_only(encounter, is_gm) and not players_only  # a share link: what players see in play
     log = load_log(encounter)
     live = {item.seq for item in active_events(log)}
     state = load_initial(encounter)
@@ -124,6 +158,7 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
     faces: dict[int, Counter] = defaultdict(Counter)
     damage_by_round: dict[int, int] = defaultdict(int)
     complexity: dict[int, list[float]] = defaultdict(lambda: [0, 0, 0.0])
+    steps: list[Step] = []
     for item in log:
         event = item.event
         if is_marker(event):
@@ -167,10 +202,13 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
         if counted and f is not None and shown:  # the charts add up only what this viewer can read
             _count(f, summaries, faces, damage_by_round, complexity)
         if counted:
-            state = engine.evolve(state, event)
+            before, state = state, engine.evolve(state, event)
+            if f is not None and shown:
+                steps.append(Step(item.seq, f, before, state))
             if isinstance(event, Revealed) and not show_all:
                 add_rows(state)
     by_complexity = {c: (int(n), int(ok), exp) for c, (n, ok, exp) in sorted(complexity.items())}
+    damage_hidden = any(key in s.hidden for s in summaries.values() for key in ("damage_dealt", "damage_taken"))
     return Review(
         entries=entries,
         summaries=list(summaries.values()),
@@ -178,9 +216,12 @@ def build(encounter: Encounter, is_gm: bool) -> Review:
         damage_by_round=dict(sorted(damage_by_round.items())),
         by_complexity=by_complexity,
         model_figures=figures,
+        damage_hidden=damage_hidden,
         fighters={key: name for key, name, _ in subjects(state)},
         kinds=sorted({e.kind for e in entries}),
         table=table,
+        steps=steps,
+        show_all=show_all,
     )
 
 
@@ -202,6 +243,9 @@ def _count(f, summaries, faces, damage_by_round, complexity) -> None:
                 bucket[0] += 1
                 bucket[1] += int(bool(roll.succeeded))
                 bucket[2] += roll.chance
+    for subject, key in getattr(f, "hidden", ()):
+        if subject in summaries:
+            summaries[subject].hidden.add(key)
     for subject, key, amount in getattr(f, "credits", ()):
         if subject in summaries and key in summaries[subject].figures:
             summaries[subject].figures[key] += amount

@@ -4,12 +4,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from campaigns.selectors import gm_membership_or_404, membership_or_404
-from combat import charts, review, selectors, services, tasks
+from combat import charts, replay, review, selectors, services, sharing, stories, tasks
 from combat.exports import ExportImportError, import_encounter, read_export
-from combat.models import Encounter, ExportJob
+from combat.forms import ShareForm
+from combat.models import Encounter, ExportJob, ShareLink
 from combat.rules.core import RuleError
 
 
@@ -20,27 +22,59 @@ def encounter_log(request, campaign_id, encounter_id):
     if encounter.status == Encounter.Status.DRAFT:  # only GMs reach a draft; it has no log yet
         messages.info(request, "This encounter is a draft: it has a log once it starts.")
         return redirect(encounter)
-    data = review.build(encounter, membership.is_gm)
+    ended_for_gm = membership.is_gm and encounter.status == Encounter.Status.ENDED
+    running_for_gm = membership.is_gm and encounter.status == Encounter.Status.ACTIVE
+    return _review(
+        request,
+        encounter,
+        membership.is_gm,
+        membership=membership,
+        campaign=membership.campaign,
+        can_reveal=ended_for_gm,
+        can_share=ended_for_gm,
+        share_links=sharing.live_links(encounter) if ended_for_gm else [],
+        can_watch=running_for_gm,
+        watch_links=sharing.live_links(encounter, ShareLink.Kind.WATCH) if running_for_gm else [],
+        exports=_my_exports(encounter, request.user),
+        formats=ExportJob.Format.choices,
+    )
+
+
+def shared_review(request, token):
+    """A share link: the finished encounter's review as players see it, for anyone holding the link."""
+    encounter = sharing.shared(token)
+    if encounter is None:
+        raise Http404("No such page.")
+    response = _review(request, encounter, False, players_only=True, shared=True)
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    response["Referrer-Policy"] = "no-referrer"  # the token is the key: never send it on
+    return response
+
+
+def _review(request, encounter, is_gm: bool, players_only: bool = False, **extra):
+    """The review page (or, for htmx, its replay or timeline alone) for the GM or as players see it."""
+    moment = replay.build(encounter, is_gm, request.GET.get("at"), players_only=players_only)
+    if request.htmx and _target(request) == "replay":  # a step of the replay: that alone, no review
+        return render(request, "combat/log.html#replay", {"encounter": encounter, "replay": moment})
+    data = review.build(encounter, is_gm, players_only=players_only)
     fighter = request.GET.get("fighter", "")
     kind = request.GET.get("kind", "")
     fighter = fighter if fighter in data.fighters else ""
     kind = kind if kind in data.kinds else ""
     context = {
-        "membership": membership,
-        "campaign": membership.campaign,
         "encounter": encounter,
         "review": data,
         "timeline": review.grouped(review.filtered(data, fighter, kind), data.fighters, data.table),
+        "replay": moment,
         "fighter": fighter,
         "kind": kind,
         "fighters": sorted(data.fighters.items(), key=lambda kv: kv[1]),
         "kinds": [(k, k.replace("_", " ")) for k in data.kinds],
         "face_charts": charts.dice_faces(data.faces),
-        "damage_chart": charts.damage_per_round(data.damage_by_round),
+        "damage_chart": charts.damage_per_round(data.damage_by_round, data.table.damage_unit),
         "complexity_chart": charts.success_by_complexity(data.by_complexity),
-        "can_reveal": membership.is_gm and encounter.status == Encounter.Status.ENDED,
-        "exports": _my_exports(encounter, request.user),
-        "formats": ExportJob.Format.choices,
+        "stories": stories.build(encounter, data, moment.numbers if moment else {}),
+        **extra,
     }
     if request.htmx and request.GET.get("part") == "timeline":
         return render(request, "combat/log.html#timeline", context)
@@ -49,10 +83,44 @@ def encounter_log(request, campaign_id, encounter_id):
 
 @login_required
 @require_POST
+def share_create(request, campaign_id, encounter_id):
+    membership = gm_membership_or_404(request.user, campaign_id)
+    encounter = get_object_or_404(Encounter, pk=encounter_id, campaign=membership.campaign)
+    form = ShareForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise RuleError(" ".join(form.errors.get("expires", [])) or "That share link could not be made.")
+        sharing.share_review(encounter, request.user, form.expires_at(request.user))
+    except RuleError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "A share link is ready: anyone with it can read this review, as players see it.")
+    return redirect(reverse("encounter_log", args=[campaign_id, encounter_id]) + "#share-h")
+
+
+@login_required
+@require_POST
+def share_revoke(request, campaign_id, encounter_id, link_id):
+    membership = gm_membership_or_404(request.user, campaign_id)
+    encounter = get_object_or_404(Encounter, pk=encounter_id, campaign=membership.campaign)
+    if not 0 < link_id < 2**63 or not encounter.share_links.filter(pk=link_id, kind=ShareLink.Kind.REVIEW).exists():
+        raise Http404("No such link.")  # a watch link is revoked from its own card (watch_views)
+    if sharing.revoke(encounter, link_id):
+        messages.success(request, "That link no longer opens the review.")
+    else:
+        messages.error(request, "That link was already revoked or has expired.")
+    return redirect(reverse("encounter_log", args=[campaign_id, encounter_id]) + "#share-h")
+
+
+def _target(request) -> str:
+    """The id of the element an htmx request swaps ("section#replay" in htmx 4's header)."""
+    return (request.headers.get("HX-Target") or "").rpartition("#")[2]
+
+
+@login_required
+@require_POST
 def encounter_log_reveal(request, campaign_id, encounter_id):
-    membership = membership_or_404(request.user, campaign_id)
-    if not membership.is_gm:
-        raise Http404("No such page.")
+    membership = gm_membership_or_404(request.user, campaign_id)
     encounter = get_object_or_404(Encounter, pk=encounter_id, campaign=membership.campaign)
     try:
         services.reveal_log(encounter, request.POST.get("reveal") == "1")

@@ -534,7 +534,7 @@ def test_a_late_delivery_of_an_old_attempt_changes_nothing(
 def _writer_that(meanwhile):
     """A CSV writer that does `meanwhile(job)` half-way, as another process would while this task writes."""
 
-    def write(encounter, gm_view, out):
+    def write(encounter, gm_view, out, reader=None):
         out.write("seq\n1\n")
         meanwhile(ExportJob.objects.get())
         for n in range(2, 5):
@@ -589,3 +589,23 @@ def test_with_redis_a_lost_workers_task_returns_in_minutes_not_an_hour(monkeypat
     assert deployed["CELERY_TASK_ACKS_LATE"] and deployed["CELERY_TASK_REJECT_ON_WORKER_LOST"]
     visibility = deployed["CELERY_BROKER_TRANSPORT_OPTIONS"]["visibility_timeout"]
     assert 60 <= visibility <= 900 and 60 <= deployed["EXPORT_STALE_AFTER"] < visibility
+
+
+def test_the_markdown_and_printable_exports_say_which_session_the_fight_was(fought, campaign, gm):  # noqa: F811
+    """Issue 20: the recap is "also in the exports": a fight's Markdown and printable log say which game session
+    (title and date, escaped like every name) it belongs to; a fight outside any session says none."""
+    from datetime import UTC, datetime
+
+    from campaigns import sessions
+
+    assert "Session:" not in export(fought, "md")[0] and "Session:" not in export(fought, "html")[0]
+    evening = sessions.create_session(
+        campaign, gm, title="Night at the <relay>", starts_at=datetime(2031, 3, 14, 19, 30, tzinfo=UTC),
+        duration_minutes=180,
+    )  # fmt: skip
+    Encounter.objects.filter(pk=fought.pk).update(session=evening)
+    fought.refresh_from_db()
+    md, _ = export(fought, "md", gm_view=False)
+    assert md.startswith("# Relay\n\nBurn Bryte · Drift\n\nSession: Night at the \\<relay\\> (14 Mar 2031)\n")
+    page, _ = export(fought, "html", gm_view=False)
+    assert '<p class="meta">Session: Night at the &lt;relay&gt; (14 Mar 2031)</p>' in page

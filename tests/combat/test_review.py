@@ -66,6 +66,16 @@ def test_charts_data_and_svg_titles(fought, gm_client):
     for title in ("Success rate by complexity", "Damage per round", "Faces rolled on d8", "Faces rolled on d6"):
         assert f">{title}</title>" in page
     assert page.count('role="img"') >= 4
+    # Issue 20: "Charts say what they show (die size in every dice chart, axis labels), have a text table beside
+    # them for screen readers": each caption names its die, each axis is named, each chart's numbers are a table.
+    assert "d8: 8 dice rolled, each face against a fair d8 (1 times each on average)." in page
+    assert "Dice faces against a fair die." not in page  # the one caption every dice chart used to share
+    assert ">Face of the d8</text>" in page and ">Times rolled</text>" in page
+    assert ">Round</text>" in page and ">Health Levels</text>" in page  # Burn Bryte's damage is Health Levels
+    assert page.count('<table class="chart-data">') == page.count('<svg class="chart"') == 4
+    table = page[page.index('<caption class="sr-only">d8:') :]
+    table = table[: table.index("</table>")]
+    assert '<th scope="row">4</th><td>2</td><td>1</td>' in table  # two 4s; a fair d8 shows each face once in 8
 
 
 def test_timeline_groups_by_round_and_phase_and_strikes_undone(fought, gm_client):
