@@ -89,7 +89,8 @@ test-integration: setup haproxy
 
 
 # Benchmarks against baselines measured in the same run; results in bench/RESULTS.md. The live ones serve Fray
-# with daphne on 127.0.0.1 (Redis at 127.0.0.1:6379 db 9 too, when it answers) and load a page in Chromium.
+# with daphne on 127.0.0.1 (Redis at 127.0.0.1:6379 db 9 too, or BENCH_REDIS_URL, when it answers) and load a page
+# in Chromium; the spectators' one holds 1,000 websockets on two daphne processes.
 bench: $(STAMP) browser
 	$(BIN)/python -m bench
 

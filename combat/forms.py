@@ -1,4 +1,5 @@
-from datetime import timedelta
+import zoneinfo
+from datetime import datetime, time, timedelta
 
 from django import forms
 from django.utils import timezone
@@ -117,3 +118,21 @@ class EncounterForm(forms.Form):
         }
         cleaned["setup"] = self.table.clean_form(self, cleaned)
         return cleaned
+
+
+class ShareForm(forms.Form):
+    """A share link's optional last day: it works to the end of that day in the GM's time zone."""
+
+    expires = forms.DateField(
+        required=False,
+        label="Works until (optional)",
+        widget=forms.DateInput(attrs={"type": "date"}),
+        error_messages={"invalid": "Enter the last day as a date, such as 2026-12-31."},
+    )
+
+    def expires_at(self, user):
+        day = self.cleaned_data.get("expires")
+        if day is None:
+            return None
+        zone = zoneinfo.ZoneInfo(getattr(user, "timezone", "") or "UTC")
+        return datetime.combine(day + timedelta(days=1), time.min, tzinfo=zone)

@@ -54,7 +54,14 @@ class Renderer:
         return self._render("gm", True, lambda: self.view(True))
 
     def me(self, user_id: int) -> str:
-        return self._render("me", user_id, lambda: selectors.private_view(self.encounter, self.state, user_id))
+        return self._render(
+            "me", user_id, lambda: selectors.private_view(self.encounter, self.state, user_id, self._hidden_rolls)
+        )
+
+    @cached_property
+    def _hidden_rolls(self) -> dict[int, tuple[str, ...]]:
+        """Every player's own hidden dice rolls, read once for all their fragments (selectors.hidden_rolls)."""
+        return selectors.hidden_rolls(self.encounter)
 
     def for_gm(self) -> str:
         return self.table(True) + self.gm()

@@ -223,3 +223,30 @@ class OpenSocket(models.Model):
 
     def __str__(self):
         return f"{self.user} on {self.encounter}"
+
+
+class ShareLink(models.Model):
+    """A read-only link to an encounter for people without an account: the review of a finished encounter, as
+    players see it, or (a watch link) the live table of a running one, as players see it. The token is the only key
+    (unguessable); the GM revokes it, and it ends at `expires_at` if set. Anyone outside the link's life gets a 404,
+    as for a token never made."""
+
+    class Kind(models.TextChoices):
+        REVIEW = "review", "Review"
+        WATCH = "watch", "Watch"
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="share_links")
+    token = models.CharField(max_length=64, unique=True)
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.REVIEW)
+    created_by = models.ForeignKey(django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"{self.encounter} shared by {self.created_by}"
+
+    @property
+    def live(self) -> bool:
+        now = timezone.now()
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > now)

@@ -10,7 +10,8 @@ from django.db.models import Case, F, When
 from campaigns.models import Character, Membership
 from combat import tables
 from combat.models import Encounter, EncounterEvent
-from combat.rules.core import MARKER_SENTENCES, WORDING, Undone, active_events, sentence
+from combat.rules.core import MARKER_SENTENCES, WORDING, Undone, active_events, from_json, sentence
+from combat.rules.free_roll import DiceRolled, own_sentence
 from combat.store import engine_for, load_initial, load_log
 from combat.tables.viewmodels import GmShared, LogEntry, PrivateView, Shared, context
 
@@ -61,13 +62,55 @@ def _npc_notes(encounter: Encounter) -> tuple[tuple[str, str], ...]:
     return tuple(rows)
 
 
-def private_view(encounter: Encounter, state, user_id: int) -> dict:
-    """The template context of one player's own sheet and controls (the model table's typed private view)."""
+def private_view(encounter: Encounter, state, user_id: int, rolls: dict[int, tuple[str, ...]] | None = None) -> dict:
+    """The template context of one player's own sheet and controls (the model table's typed private view), with
+    the dice roller's part: whom they roll for and their own rolls no other player reads (`rolls`: hidden_rolls,
+    if the caller has read them for every player already)."""
+    rolls = hidden_rolls(encounter) if rolls is None else rolls
+    mine = tuple((f.id, f.name) for f in state.pcs() if f.owner == user_id)
+    roller = {
+        "roll_as": mine or (("", "yourself"),),  # a player with no PC here rolls in their own name
+        "own_rolls": rolls.get(user_id, ()),
+    }
+    # The model's private view is a PrivateView too: the roller's part goes last so its defaults do not win.
     return context(
         PrivateView(),
         shared_view(encounter, gm=False),
         tables.get(encounter.model).private_view(encounter, state, user_id),
+        roller,
     )
+
+
+OWN_ROLLS = 5  # a player's own hidden rolls shown in their dice fold
+HIDDEN_ROLLS_READ = 200  # the newest hidden rolls read to find every player's five
+
+
+def hidden_rolls(encounter: Encounter) -> dict[int, tuple[str, ...]]:
+    """Each user's newest free rolls that other players do not read (to the GM, or for themself), in the words for
+    their roller, undone ones left out: {user id: sentences, newest first}. One query (two if there are any); only
+    each user's own view shows their own, so no one else sees them."""
+    if encounter.status == Encounter.Status.DRAFT:
+        return {}
+    rows = EncounterEvent.objects.filter(encounter_id=encounter.pk)
+    hidden = rows.filter(kind=DiceRolled.kind, audience="gm", actor_id__isnull=False).order_by("-seq")
+    found = list(hidden.values_list("seq", "actor_id", "payload")[:HIDDEN_ROLLS_READ])
+    if not found:
+        return {}
+    undone = {
+        s for data in rows.filter(kind=Undone.kind).values_list("payload", flat=True) for s in data["data"]["seqs"]
+    }
+    out: dict[int, tuple[str, ...]] = {}
+    for seq, user_id, payload in found:
+        mine = out.get(user_id, ())
+        if seq not in undone and len(mine) < OWN_ROLLS:
+            out[user_id] = (*mine, own_roll(encounter, from_json(DiceRolled, payload["data"])))
+    return out
+
+
+def own_roll(encounter: Encounter, event: DiceRolled) -> str:
+    """A roll other players do not read, in its roller's words (Burn Bryte's skill rolls fail on doubles: its
+    rolls say whether they show any)."""
+    return own_sentence(event, doubles=encounter.model == "burn_bryte")
 
 
 def log_view(

@@ -8,7 +8,7 @@ result, so a double-tapped button acts once.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db import IntegrityError, transaction
 from django.urls import reverse
@@ -34,6 +34,7 @@ from combat.rules.core import (
     wording,
 )
 from combat.rules.dice import Dice
+from combat.rules.free_roll import FreeRoll
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +163,8 @@ def _check_issuer(command, state, membership: Membership) -> None:
     if command.who != "owner":
         raise NotAllowed("Only the GM can do that.")
     actor = getattr(command, "actor", "")
+    if not actor and isinstance(command, FreeRoll):
+        return  # a player's roll in their own name (_in_own_name)
     if not actor:
         raise NotAllowed("Only the GM can do that.")
     try:
@@ -170,6 +173,14 @@ def _check_issuer(command, state, membership: Membership) -> None:
         fighter = None
     if fighter is None or fighter.owner != membership.user_id:
         raise NotAllowed("You can act only for your own character.")
+
+
+def _in_own_name(command, membership: Membership, user):
+    """A free roll without a PC is the GM's, or a player's in their own name: the name comes from the account,
+    never from what was sent."""
+    if not isinstance(command, FreeRoll):
+        return command
+    return replace(command, player="" if membership.is_gm or command.actor else str(user))
 
 
 def _lock(encounter_id: int) -> Encounter | None:
@@ -232,6 +243,7 @@ def submit(
                 command = engine.CODEC.command_from_json(name, coerce_form(cls, data) if from_form else data)
                 state = from_json(engine.State, encounter.state)
                 _check_issuer(command, state, membership)
+                command = _in_own_name(command, membership, user)
             key = sender_key(user, key)
             done = _seqs_of_key(encounter.pk, key)
             if done:

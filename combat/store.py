@@ -24,14 +24,13 @@ def load_initial(encounter: Encounter):
     return from_json(engine_for(encounter).State, encounter.initial)
 
 
-def load_log(encounter: Encounter, after: int = 0) -> list[Logged]:
-    """The log in order; `after`: only the entries after that seq."""
+def load_log(encounter: Encounter, after: int = 0, until: int | None = None) -> list[Logged]:
+    """The log in order; `after`: only the entries after that seq; `until`: none after that seq."""
     codec = engine_for(encounter).CODEC
-    rows = (
-        EncounterEvent.objects.filter(encounter_id=encounter.pk, seq__gt=after)
-        .order_by("seq")
-        .values_list("seq", "payload")
-    )
+    rows = EncounterEvent.objects.filter(encounter_id=encounter.pk, seq__gt=after)
+    if until is not None:
+        rows = rows.filter(seq__lte=until)
+    rows = rows.order_by("seq").values_list("seq", "payload")
     return [Logged(seq=seq, event=codec.event_from_json(payload)) for seq, payload in rows]
 
 

@@ -142,7 +142,8 @@ def run_export(job_id: int, attempt: int = 1) -> str:
     try:
         with tempfile.TemporaryFile(mode="w+b") as raw:
             with open(raw.fileno(), "w", encoding="utf-8", newline="", closefd=False) as text:
-                count = WRITERS[job.format](job.encounter, job.gm_view, _Progress(text, job))
+                reader = None if job.gm_view else job.requested_by_id
+                count = WRITERS[job.format](job.encounter, job.gm_view, _Progress(text, job), reader)
             raw.seek(0)
             job.file.save(job.filename, File(raw), save=False)
     except Superseded:

@@ -9,10 +9,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import escape
-from django.views.decorators.http import require_POST
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
 
+from campaigns.models import GameSession
 from campaigns.selectors import gm_membership_or_404, membership_or_404
-from combat import fragments, presence, selectors, services, store, tables
+from combat import fragments, history, presence, selectors, services, store, tables, watch_views
 from combat.forms import EncounterForm
 from combat.models import Encounter
 from combat.rules.core import RuleError
@@ -100,6 +102,7 @@ def encounter_detail(request, campaign_id, encounter_id):
             "encounter": encounter,
             "fragments": html,
             "presence": presence.players(encounter) if membership.is_gm else None,
+            "watch_links": watch_views.watch_links(encounter) if membership.is_gm else [],
         },
     )
 
@@ -235,28 +238,24 @@ def _action_key(form_key: str, command: str, data: dict) -> str:
 
 @login_required
 def archive(request, campaign_id):
-    """Every fight of the campaign by game session, newest first, with its outcome. A draft is not a fight yet
-    (it has no log): it stays on the GM's encounter list."""
+    """The campaign's history (combat.history): every fight by game session, newest first, with its outcome, the
+    player characters' totals, dice luck and each session's recap. A draft is not a fight yet (it has no log): it
+    stays on the GM's encounter list."""
     membership = membership_or_404(request.user, campaign_id)
-    encounters = list(
-        selectors.encounters_for(membership)
-        .exclude(status=Encounter.Status.DRAFT)
-        .select_related("session")
-        .order_by("-created_at")
-    )
-    groups: dict = {}
-    for encounter in encounters:
-        groups.setdefault(encounter.session, []).append(encounter)
-    ordered = sorted((s for s in groups if s is not None), key=lambda s: s.starts_at, reverse=True)
-    sections = [(s, groups[s]) for s in ordered]
-    if None in groups:
-        sections.append((None, groups[None]))
     return render(
         request,
         "combat/archive.html",
-        {
-            "membership": membership,
-            "campaign": membership.campaign,
-            "sections": sections,
-        },
+        {"membership": membership, "campaign": membership.campaign, "history": history.build(membership)},
     )
+
+
+@login_required
+@require_GET
+def session_recap_download(request, campaign_id, session_id):
+    """A session's recap as a Markdown file (combat.history), for this member: a player's names no enemy they never
+    saw and shows no number that is the GM's to know."""
+    membership = membership_or_404(request.user, campaign_id)
+    session = get_object_or_404(GameSession, pk=session_id, campaign=membership.campaign)
+    response = HttpResponse(history.session_recap(membership, session), content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="recap-{slugify(session.title) or session.pk}.md"'
+    return response

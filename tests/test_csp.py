@@ -22,6 +22,8 @@ from django.urls import reverse
 from django.utils.csp import CSP, build_policy
 
 from campaigns import services, sessions
+from combat import services as combat_services
+from combat.models import ShareLink
 from tests.test_permissions import MATRIX, _app_url_names, _url_and_data, world  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,7 +95,33 @@ def _extra_requests(world, gm):
     """(name, method, url, data, who) for the URLs outside the campaign matrix."""
     invite = services.regenerate_invite(world["campaign"], gm, 7)
     feed = sessions.calendar_feed_for(gm)
+    fought = combat_services.start_encounter(
+        combat_services.create_encounter(
+            world["campaign"], gm, name="Done", model="burn_bryte", pcs=[world["pc"]], enemies=[]
+        ),
+        gm,
+    )
+    assert combat_services.submit(fought.pk, gm, "end_encounter", {}, "csp-end").ok
+    ShareLink.objects.create(encounter=fought, token="csp-shared", created_by=gm)
+    watched = combat_services.start_encounter(
+        combat_services.create_encounter(
+            world["campaign"], gm, name="Watched", model="burn_bryte", pcs=[world["pc"]], enemies=[]
+        ),
+        gm,
+    )
+    ShareLink.objects.create(encounter=watched, token="csp-watch", kind="watch", created_by=gm)
     return [
+        ("shared_review", "get", reverse("shared_review", args=["csp-shared"]), {}, "anonymous"),
+        ("watch", "get", reverse("watch", args=["csp-watch"]), {}, "anonymous"),
+        ("watch_overlay", "get", reverse("watch_overlay", args=["csp-watch"]), {}, "anonymous"),
+        # The GM's watch links fold answers a new link with itself (htmx).
+        (
+            "(partial) watch links",
+            "post",
+            reverse("watch_create", args=[watched.campaign_id, watched.pk]),
+            {"back": "table"},
+            "gm:htmx",
+        ),
         ("home", "get", reverse("home"), {}, "anonymous"),
         ("home", "get", reverse("home"), {}, "gm"),
         ("signup", "get", reverse("signup"), {}, "anonymous"),

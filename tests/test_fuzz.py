@@ -38,7 +38,7 @@ from campaigns import sessions
 from campaigns.models import Character, Membership
 from combat import services as combat_services
 from combat.exports import write_json
-from combat.models import Combatant, Encounter, EncounterEvent
+from combat.models import Combatant, Encounter, EncounterEvent, ShareLink
 from combat.rules import burn_bryte, registry
 from ships.models import CrewAssignment, Ship
 from tests.conftest import PASSWORD, examples, make_user
@@ -407,6 +407,12 @@ def test_fuzz_gm_notes(client, world, form, htmx):
 
 
 @FUZZ
+@given(form=mutated({"recap": "Loot: the relay's key card."}, ["recap"]))
+def test_fuzz_session_recap(client, world, form):
+    check(as_user(client, world.gm), "post", reverse("session_recap", args=[world.campaign.pk, world.session.pk]), form)
+
+
+@FUZZ
 @given(form=mutated({"days": "7"}, ["days"]))
 def test_fuzz_invite(client, world, form):
     check(as_user(client, world.gm), "post", reverse("invite_regenerate", args=[world.campaign.pk]), form)
@@ -663,6 +669,10 @@ def test_an_id_too_large_for_the_column_in_any_url_is_a_404(client, world):
     rows["post"] = CrewAssignment.objects.create(ship=world.ship, character=world.pc, station="gunner")
     rows["export"] = ExportJob.objects.create(
         encounter=world.encounter, requested_by=world.gm, gm_view=True, format="csv"
+    )
+    rows["share"] = ShareLink.objects.create(encounter=world.encounter, token="fuzz-share", created_by=world.gm)
+    rows["watch"] = ShareLink.objects.create(
+        encounter=world.encounter, token="fuzz-watch", kind="watch", created_by=world.gm
     )
     as_user(client, world.gm)
     for name, (method, _) in MATRIX.items():
@@ -1047,6 +1057,24 @@ def test_fuzz_export_and_reveal(client, world, form, reveal):
     check(client, "post", reverse("encounter_log_reveal", args=[world.campaign.pk, world.encounter.pk]), reveal)
 
 
+@FUZZ
+@given(form=mutated({"expires": "2030-01-01"}, ["expires"]))
+def test_fuzz_share_link(client, world, form):
+    """A share link's last day: a date, or nothing; anything else is a sentence and no link (the encounter ended)."""
+    Encounter.objects.filter(pk=world.encounter.pk).update(status=Encounter.Status.ENDED)
+    as_user(client, world.gm)
+    check(client, "post", reverse("share_create", args=[world.campaign.pk, world.encounter.pk]), form)
+
+
+@FUZZ
+@given(form=mutated({"expires": "2030-01-01", "back": "table"}, ["expires", "back"]), htmx=st.booleans())
+def test_fuzz_watch_link(client, world, form, htmx):
+    """A watch link's last day on a running fight, from the live table (htmx) or a plain form: a date, or nothing;
+    anything else is a sentence and no link."""
+    as_user(client, world.gm)
+    check(client, "post", reverse("watch_create", args=[world.campaign.pk, world.encounter.pk]), form, htmx=htmx)
+
+
 # --- the websocket ----------------------------------------------------------------------------------------------------
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
@@ -1071,21 +1099,26 @@ frames = st.one_of(
 
 @pytest.mark.django_db(transaction=True)
 @settings(FUZZ, max_examples=examples(40))
-@given(frame=frames, role=st.sampled_from(["gm", "player"]))
+@given(frame=frames, role=st.sampled_from(["gm", "player", "spectator"]))
 @example(frame={"text_data": "x" * (MIB + 1)}, role="player")
 @example(frame={"bytes_data": b"hello"}, role="gm")
+@example(frame={"text_data": "hello"}, role="spectator")
 def test_fuzz_websocket_frames(ws_world, frame, role):
-    """Junk, JSON, binary and oversized frames: a resync at most, or a close with 4400; never a change."""
+    """Junk, JSON, binary and oversized frames: a resync at most, or a close with 4400; never a change. A
+    spectator (a watch link's socket, no login) may only ping: anything else closes it with 4400."""
     from config.asgi import application
 
     encounter, cookies = ws_world
 
     async def scenario():
-        communicator = Socket(
-            application,
-            f"/ws/campaigns/{encounter.campaign_id}/encounters/{encounter.pk}/",
-            headers=[HOST, ORIGIN, (b"cookie", f"sessionid={cookies[role]}".encode())],
-        )
+        if role == "spectator":
+            communicator = Socket(application, "/ws/watch/fuzz-watch/", headers=[HOST, ORIGIN])
+        else:
+            communicator = Socket(
+                application,
+                f"/ws/campaigns/{encounter.campaign_id}/encounters/{encounter.pk}/",
+                headers=[HOST, ORIGIN, (b"cookie", f"sessionid={cookies[role]}".encode())],
+            )
         connected, _ = await communicator.connect(timeout=3)
         assert connected
         await communicator.receive_from(timeout=3)  # the snapshot
@@ -1104,7 +1137,12 @@ def test_fuzz_websocket_frames(ws_world, frame, role):
         )
         answer = await communicator.receive_output(timeout=3)
         text = frame.get("text_data")
-        if text is None or len(text) > 4096:
+        if role == "spectator" and text != "ping":
+            assert answer == {"type": "websocket.close", "code": 4400}, answer
+        elif role == "spectator":
+            assert answer == {"type": "websocket.send", "text": "pong"}, answer
+            await communicator.disconnect(timeout=3)
+        elif text is None or len(text) > 4096:
             assert answer == {"type": "websocket.close", "code": 4400}, answer
         else:
             assert answer["type"] == "websocket.send" and f'id="enc-{encounter.pk}-table"' in answer["text"]
@@ -1133,6 +1171,7 @@ def ws_world(transactional_db):
         campaign, gm, name="Ambush", model="burn_bryte", pcs=[pc], enemies=[(npc, 1)]
     )
     combat_services.start_encounter(encounter, gm)
+    ShareLink.objects.create(encounter=encounter, token="fuzz-watch", kind="watch", created_by=gm)
     cookies = {}
     for role, user in (("gm", gm), ("player", player)):
         client = Client()
@@ -1163,6 +1202,7 @@ def test_every_post_endpoint_is_fuzzed():
         "crew_add",
         "session_create",
         "session_edit",
+        "session_recap",
         "session_rsvp",
         "reminder_preference",
         "session_cancel",
@@ -1171,6 +1211,8 @@ def test_every_post_endpoint_is_fuzzed():
         "encounter_import",
         "export_start",
         "encounter_log_reveal",
+        "share_create",
+        "watch_create",
         "encounter_end",
         "password_reset",
         "password_reset_confirm",
@@ -1183,6 +1225,7 @@ def test_every_post_endpoint_is_fuzzed():
         "member_remove",
         "character_delete",
         "ship_delete",
+        "ship_recover",
         "crew_remove",
         "session_done",
         "calendar_rotate",
@@ -1190,6 +1233,8 @@ def test_every_post_endpoint_is_fuzzed():
         "encounter_start",
         "encounter_delete",
         "export_retry",
+        "share_revoke",
+        "watch_revoke",
     }
     # GET-only pages and downloads.
     from tests.test_permissions import ACCOUNT_URLS, MATRIX, PUBLIC_URLS, _app_url_names
@@ -1199,6 +1244,9 @@ def test_every_post_endpoint_is_fuzzed():
         "join_link",
         "healthz",
         "calendar_feed",
+        "shared_review",
+        "watch",
+        "watch_overlay",
         "password_change_done",
         "notifications",
         "password_reset_done",

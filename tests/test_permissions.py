@@ -87,6 +87,7 @@ MATRIX = {
     "ship": ("get", {"get": members(), "post": members()}),
     "ship_edit": ("get", {"get": gm_only(), "post": gm_only(FORM_ERROR)}),
     "ship_delete": ("post", {"get": POST_ONLY, "post": gm_only()}),
+    "ship_recover": ("post", {"get": POST_ONLY, "post": gm_only(SENTENCE)}),  # the Lantern is not stable at 0 hull
     "crew_add": ("post", {"get": POST_ONLY, "post": members(others=FORM_ERROR)}),
     "crew_remove": ("post", {"get": POST_ONLY, "post": members(others=NOT_FOUND)}),
     "encounters": ("get", {"get": members(), "post": members()}),
@@ -100,9 +101,15 @@ MATRIX = {
     "encounter_end": ("get", {"get": gm_only(), "post": gm_only()}),  # the confirmation page, then the end
     "encounter_import": ("post", {"get": POST_ONLY, "post": gm_only()}),
     "archive": ("get", {"get": members(), "post": members()}),
+    "session_recap_download": ("get", {"get": members(), "post": GET_ONLY}),  # the recap as players or GM see it
     "encounter_log": ("get", {"get": members(), "post": members()}),
     "encounter_log_reveal": ("post", {"get": POST_ONLY, "post": gm_only(SENTENCE)}),  # the fight runs still
     "export_start": ("post", {"get": POST_ONLY, "post": members()}),
+    # The fight runs still ("Only a finished encounter's review can be shared"); the GM revokes a link.
+    "share_create": ("post", {"get": POST_ONLY, "post": gm_only(SENTENCE)}),
+    "share_revoke": ("post", {"get": POST_ONLY, "post": gm_only()}),
+    "watch_create": ("post", {"get": POST_ONLY, "post": gm_only()}),  # the fight runs: a watch link is made
+    "watch_revoke": ("post", {"get": POST_ONLY, "post": gm_only()}),
     # Only who asked for the export (the GM here) sees it; a finished export is not retried (a sentence).
     "export_status": ("get", {"get": gm_only(), "post": gm_only()}),
     "export_download": ("get", {"get": gm_only(), "post": gm_only()}),
@@ -113,6 +120,7 @@ MATRIX = {
     "session_edit": ("get", {"get": gm_only(), "post": gm_only(FORM_ERROR)}),
     "session_cancel": ("post", {"get": gm_only(), "post": gm_only()}),  # GET: the page asking for a reason
     "session_done": ("post", {"get": POST_ONLY, "post": gm_only(SENTENCE)}),  # it has not begun yet
+    "session_recap": ("post", {"get": POST_ONLY, "post": gm_only()}),  # a post without the box: empty notes
     "session_rsvp": ("post", {"get": POST_ONLY, "post": members()}),
     "session_ics": ("get", {"get": members(), "post": GET_ONLY}),
     "reminder_preference": ("post", {"get": POST_ONLY, "post": members()}),
@@ -129,7 +137,13 @@ ACCOUNT_URLS = {
 }
 # calendar_feed: no login (calendar apps), the secret token is the key; tests/campaigns/test_calendar.py.
 # password_reset*: for whoever forgot their password; tests/campaigns/test_password_reset.py.
+# shared_review: no login (a friend without an account), the token is the key; tests/combat/test_share_links.py.
+# watch, watch_overlay: the same for a running encounter's live table and its stream overlay;
+# tests/combat/test_watch_links.py.
 PUBLIC_URLS = {
+    "shared_review",
+    "watch",
+    "watch_overlay",
     "home",
     "signup",
     "login",
@@ -172,7 +186,7 @@ def world(campaign, pc, npc, gm, player, other_player, outsider):
     from campaigns import services as campaign_services
     from campaigns import sessions
     from combat import services as combat_services
-    from combat.models import ExportJob
+    from combat.models import ExportJob, ShareLink
     from combat.tasks import run_export
     from tests.conftest import make_user
 
@@ -204,6 +218,8 @@ def world(campaign, pc, npc, gm, player, other_player, outsider):
         campaign, gm, title="Relay", starts_at=timezone.now() + timedelta(days=2), duration_minutes=180
     )
     export = ExportJob.objects.create(encounter=encounter, requested_by=gm, gm_view=True, format="md")
+    share = ShareLink.objects.create(encounter=encounter, token="matrix-share", created_by=gm)
+    watch = ShareLink.objects.create(encounter=encounter, token="matrix-watch", kind="watch", created_by=gm)
     run_export(export.pk)
     users = {
         "anonymous": None,
@@ -222,6 +238,8 @@ def world(campaign, pc, npc, gm, player, other_player, outsider):
         "member": member,
         "encounter": encounter,
         "export": export,
+        "share": share,
+        "watch": watch,
         "session": game,
         "users": users,
     }
@@ -245,6 +263,7 @@ def _url_and_data(name, w):
         "ship": [c, w["ship"].pk],
         "ship_edit": [c, w["ship"].pk],
         "ship_delete": [c, w["ship"].pk],
+        "ship_recover": [c, w["ship"].pk],
         "crew_add": [c, w["ship"].pk],
         "crew_remove": [c, w["ship"].pk, w["post"].pk],
         "encounters": [c],
@@ -256,9 +275,14 @@ def _url_and_data(name, w):
         "encounter_end": [c, w["encounter"].pk],
         "encounter_import": [c],
         "archive": [c],
+        "session_recap_download": [c, w["session"].pk],
         "encounter_log": [c, w["encounter"].pk],
         "encounter_log_reveal": [c, w["encounter"].pk],
         "export_start": [c, w["encounter"].pk],
+        "share_create": [c, w["encounter"].pk],
+        "share_revoke": [c, w["encounter"].pk, w["share"].pk],
+        "watch_create": [c, w["encounter"].pk],
+        "watch_revoke": [c, w["encounter"].pk, w["watch"].pk],
         "export_status": [c, w["export"].pk],
         "export_download": [c, w["export"].pk],
         "export_retry": [c, w["export"].pk],
@@ -268,6 +292,7 @@ def _url_and_data(name, w):
         "session_edit": [c, w["session"].pk],
         "session_cancel": [c, w["session"].pk],
         "session_done": [c, w["session"].pk],
+        "session_recap": [c, w["session"].pk],
         "session_rsvp": [c, w["session"].pk],
         "session_ics": [c, w["session"].pk],
         "reminder_preference": [c],
@@ -377,7 +402,7 @@ def test_matrix(client, world, name):
     assert not wrong, f"{name}:\n" + "\n".join(wrong)
 
 
-NPC_SHIP_URLS = ("ship", "ship_edit", "ship_delete", "crew_add", "crew_remove")
+NPC_SHIP_URLS = ("ship", "ship_edit", "ship_delete", "ship_recover", "crew_add", "crew_remove")
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -456,6 +481,9 @@ def test_unknown_ids_are_404_not_500(client, world, request, role):
         f"/campaigns/{c}/sessions/999999/",
         f"/campaigns/{c}/sessions/999999/session.ics",
         "/calendar/not-a-token.ics",
+        "/shared/not-a-token/",
+        "/watch/not-a-token/",
+        "/watch/not-a-token/overlay/",
     ):
         response = client.post(url) if url.endswith("remove/") else client.get(url)
         assert response.status_code == 404, url
@@ -517,6 +545,36 @@ def test_only_a_gm_reveals_an_unseen_enemy_and_a_refusal_never_names_it(client, 
     assert snapshot() == before
     told = " ".join(str(m) for m in get_messages(response.wsgi_request)) + response.content.decode()
     assert "Skulk" not in told
+
+
+ROLL_AS_LUWE = members(others=SENTENCE)  # the dice roller: a player rolls only for their own PC (and the GM for any)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_a_free_roll_for_a_pc_is_its_players_or_the_gms(client, world, gm, npc, role):
+    """The dice roller through encounter_act, for every role: Luwe's player and the GM may roll in Luwe's name
+    (issue 19: "Players act only for their own characters"); another player is refused with a sentence and
+    nothing is logged; anyone outside the campaign gets a 404 or a login."""
+    from combat import services as combat_services
+    from combat.models import EncounterEvent
+
+    campaign = world["campaign"]
+    encounter = combat_services.create_encounter(
+        campaign, gm, name="Dice", model="burn_bryte", pcs=[world["pc"]], enemies=[(npc, 1)]
+    )
+    combat_services.start_encounter(encounter, gm)
+    _login(client, role, world)
+    before = snapshot()
+    response = client.post(
+        reverse("encounter_act", args=[campaign.pk, encounter.pk]),
+        {"command": "roll", "key": "roll", "actor": f"pc{world['pc'].pk}", "notation": "2d6", "show": "self"},
+    )
+    got = outcome(response)
+    assert got == ROLL_AS_LUWE[role]
+    if got == OK:
+        assert EncounterEvent.objects.filter(encounter=encounter, kind="dice_rolled").count() == 1
+    else:
+        assert snapshot() == before
 
 
 # The notices of campaigns.notices, as each role's notification list shows them ("notifications" reads only the

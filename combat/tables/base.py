@@ -104,6 +104,16 @@ class Table(ABC):
         players, the enemies they never saw, whatever this returns."""
         return [(f.id, f.name, f.side) for f in state.fighters]
 
+    def fallen(self, state: Any) -> list[str]:
+        """The ids of the subjects (see `subjects`) down at the end of the fight, for the session's recap: none by
+        default."""
+        return []
+
+    @property
+    def damage_unit(self) -> str:
+        """What the review's damage counts, in the charts' words ("Health Levels", "BODY")."""
+        return getattr(self.review, "DAMAGE_UNIT", "damage") if self.review else "damage"
+
     def round_title(self, n: int) -> str:
         return f"Round {n}"
 

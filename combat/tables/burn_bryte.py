@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from django import forms
-
 from campaigns.models import Campaign
 from combat.rules import burn_bryte as bb
+from combat.rules.burn_bryte import positions
 from combat.rules.burn_bryte import review as bb_review
 from combat.rules.core import Sight
 from combat.tables.base import Table, fighters_from, write_back_characters
-from combat.tables.viewmodels import PrivateView, gm_only
+from combat.tables.burn_bryte_setup import build_form, clean_form, placed
+from combat.tables.burn_bryte_views import (
+    BurnBrytePrivate,
+    BurstRow,
+    DeclarationRow,
+    Defendable,
+    EnemyRow,
+    GmDeclarationRow,
+    GmEnemyRow,
+    GmPcRow,
+    GmTable,
+    HeldCondition,
+    Mover,
+    Named,
+    PcRow,
+    PlayersTable,
+    Rescue,
+    Sheet,
+    ShipRow,
+    SkillOdds,
+    Target,
+)
 from ships.models import Ship
 
 PHASE_TITLES = {1: "Enemies declare", 2: "Players act", 3: "Enemies move and resolve"}
@@ -19,19 +37,12 @@ DEFAULT_LIVABILITY = 3
 ATTACK_SKILLS = ("Ranged", "Melee")  # a phone's default attack skill is the likelier of these (Ranged on a tie)
 
 
-def build_form(form) -> None:
-    form.fields["ship"] = forms.ModelChoiceField(
-        queryset=Ship.objects.filter(campaign=form.campaign),
-        required=False,
-        help_text="Its Livability Rating caps Advantages and Nova points.",
-    )
-
-
 def initial_state(engine, encounter, combatants):
     ship = encounter.ship
     livability = ship.livability_rating if ship else DEFAULT_LIVABILITY
     mi = (ship.name, ship.mi_health, ship.mi_health_max) if ship else ("", 0, 0)
-    return engine.initial_state(fighters_from(engine, combatants), livability, encounter.settings, ship=mi)
+    fighters = placed(fighters_from(engine, combatants), encounter.setup)
+    return engine.initial_state(fighters, livability, encounter.settings, ship=mi)
 
 
 def write_back_with_ship(encounter, state) -> None:
@@ -62,220 +73,11 @@ DARK_WORDS = {
 }
 
 
-# --- the view models ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class Named:
-    """A combatant in a list of choices."""
-
-    key: str
-    name: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class PcRow:
-    key: str
-    name: str
-    health: int
-    health_max: int
-    nova_points: int
-    took_turn: bool
-    acting: bool
-    down: bool
-    shield: int = 0
-    shield_max: int = 0
-
-
-@dataclass(frozen=True, kw_only=True)
-class HeldCondition:
-    """A condition a combatant holds, as the GM's table offers to clear it: its slot and its words."""
-
-    slot: str
-    label: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class GmPcRow(PcRow):
-    """A PC on the GM's table, with what the GM's quick edits need."""
-
-    conditions: tuple[HeldCondition, ...] = gm_only(())
-
-
-@dataclass(frozen=True, kw_only=True)
-class EnemyRow:
-    """An enemy the party sees; `health` as the campaign lets players read it (exact, a word, or nothing)."""
-
-    key: str
-    name: str
-    down: bool
-    health: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class GmEnemyRow(EnemyRow):
-    health: str = gm_only("")  # always exact
-    unseen: bool = gm_only(False)  # no PC is aware of it
-    health_levels: int = gm_only(0)  # the numbers the GM's quick edits step
-    health_max: int = gm_only(0)
-    conditions: tuple[HeldCondition, ...] = gm_only(())
-
-
-@dataclass(frozen=True, kw_only=True)
-class ShipRow:
-    """The party's ship in the fight: its MI Health Levels and whether it has gone dark (players see it too)."""
-
-    name: str
-    health: int
-    health_max: int
-    dark: bool
-    dark_words: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class BurstRow:
-    """A Burst attack that hit and waits for the GM to say who is in the area."""
-
-    roller: str
-    weapon: str
-    radius: int
-    damage: int
-    aimed_at: str  # the key of the creature it was aimed at, "" if none
-
-
-@dataclass(frozen=True, kw_only=True)
-class DeclarationRow:
-    id: int
-    enemy: str
-    target: str
-    target_key: str
-    text: str
-    extra: bool
-    defended: bool
-    outcome: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class PlayersTable:
-    """The table every player sees: the party, the enemies in sight and what those declared."""
-
-    round: int
-    phase: int
-    phase_title: str
-    turn: str
-    turn_name: str
-    chain: bool
-    picker_name: str
-    advantages: int
-    livability: int
-    pcs: tuple[PcRow, ...]
-    enemies: tuple[EnemyRow, ...]
-    declarations: tuple[DeclarationRow, ...]
-    pending_failure: bool
-    ship: ShipRow | None = None
-    burst: BurstRow | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class GmTable(PlayersTable):
-    """The GM's table: every enemy with exact health, unseen ones too, every declaration, and the controls' lists."""
-
-    pcs: tuple[GmPcRow, ...] = gm_only(())
-    enemies: tuple[GmEnemyRow, ...] = gm_only(())
-    declarations: tuple[DeclarationRow, ...] = gm_only(())  # an unseen enemy's too
-    collapse: int = gm_only(0)
-    change_cost: int = gm_only(1)
-    failure_default: str = gm_only("collapse")
-    pcs_left: tuple[str, ...] = gm_only(())
-    to_act: tuple[Named, ...] = gm_only(())  # the PCs still to act, whom the GM may skip for an absent player
-    extra_allowed: bool = gm_only(True)  # false in round 1 when the PCs surprise: no Phase 3 to resolve in
-    failed_faces: tuple[int, ...] = gm_only(())  # the acting PC's failed roll, for a party Advantage reroll
-    all_enemies: tuple[Named, ...] = gm_only(())
-    all_pcs: tuple[Named, ...] = gm_only(())
-    undeclared: tuple[str, ...] = gm_only(())  # enemies aware of the party yet to declare, unseen ones too
-    everyone: tuple[Named, ...] = gm_only(())
-    open_declarations: tuple[DeclarationRow, ...] = gm_only(())
-    skills: tuple[str, ...] = gm_only(())
-    categories: tuple[str, ...] = gm_only(())
-    burst_choices: tuple[Named, ...] = gm_only(())  # every creature still up, for a Burst's area
-
-
-@dataclass(frozen=True, kw_only=True)
-class SkillOdds:
-    name: str
-    sides: int
-    dice: int
-    chance: int  # percent
-
-
-@dataclass(frozen=True, kw_only=True)
-class Sheet:
-    """One of the player's characters and what it may do now."""
-
-    key: str
-    name: str
-    health: int
-    health_max: int
-    nova_points: int
-    nova_boxes: tuple[int, ...]
-    speed: int
-    down: bool
-    took_turn: bool
-    acting: bool
-    skills: tuple[SkillOdds, ...]
-    conditions: tuple[str, ...]
-    can_claim: bool
-    can_pick: bool
-    free_move_used: bool
-    pending_failure: bool
-    last_roll: bb.Roll | None
-    targets: tuple[Named, ...]  # enemies this PC is aware of and not down, the default target first
-    attack_skill: SkillOdds  # the default skill of an attack: the likelier of Ranged and Melee
-    shield: int = 0
-    shield_max: int = 0
-    weapon: str = "unarmed"  # the sheet's weapon and its traits, in words
-    hit_damage: int = 1  # what the default attack deals on a hit, worked out from the weapon
-    draining: bool = False  # the weapon may drain: deal 2, take 1 unblockable
-    burst: int = 0  # Burst N: one roll, the GM says who is in the area
-    typed_damage: bool = False  # the GM's setting: damage is typed on each attack
-
-
-@dataclass(frozen=True, kw_only=True)
-class Defendable:
-    """A declared attack in sight a PC may defend against."""
-
-    id: int
-    label: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class Rescue:
-    """Another PC's roll failed on doubles: one of this player's PCs (`helper`) may spend a party Advantage to
-    reroll one of its dice."""
-
-    roller: str
-    faces: tuple[int, ...]
-    helper: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class BurnBrytePrivate(PrivateView):
-    mine: tuple[Sheet, ...]
-    pickable: tuple[Named, ...]
-    defendable: tuple[Defendable, ...]
-    advantages: int
-    entered_dice: bool
-    waiting: str = ""  # when it is not this player's turn: who acts and what the table waits for
-    rescue: Rescue | None = None  # another PC's failed roll this player may spend a shared Advantage on
-    out_of_turn: str = ""  # what this player may do while waiting, in words
-    nova_at_zero: bool = False  # the GM lets a PC at 0 Health Levels spend Nova points
-
-
 # --- building them --------------------------------------------------------------------------------------------
 
 
 def _declaration(state, sight: Sight, d) -> DeclarationRow:
-    return DeclarationRow(
+    row = dict(
         id=d.id,
         enemy=sight.name(d.enemy),
         target=sight.name(d.target),
@@ -284,6 +86,18 @@ def _declaration(state, sight: Sight, d) -> DeclarationRow:
         extra=d.extra,
         defended=d.defended,
         outcome=d.outcome,
+        weapon=d.weapon,
+    )
+    if not sight.gm:
+        return DeclarationRow(**row)
+    weapon = state.fighter(d.enemy).weapon if d.weapon else bb.Weapon()
+    return GmDeclarationRow(
+        **row,
+        out_of_range=positions.declared_out_of_range(state, d),
+        weapon_label=weapon.label() if d.weapon else "",
+        hit_damage=bb.enemy_hit_damage(weapon, drain=False)[0],
+        draining=weapon.draining,
+        burst=weapon.burst,
     )
 
 
@@ -305,6 +119,7 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
             down=f.down,
             shield=f.shield,
             shield_max=f.shield_max,
+            square=positions.square_name(f.col, f.row),
             **({"conditions": _held(f.conditions)} if gm else {}),
         )
         for f in state.pcs()
@@ -329,7 +144,13 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
     if not gm:
         visibility = encounter.campaign.enemy_health_visibility
         enemies = tuple(
-            EnemyRow(key=f.id, name=f.name, down=f.down, health=enemy_health(f, visibility))
+            EnemyRow(
+                key=f.id,
+                name=f.name,
+                down=f.down,
+                health=enemy_health(f, visibility),
+                square=positions.square_name(f.col, f.row),
+            )
             for f in state.enemies()
             if sight.visible(f.id)
         )
@@ -344,9 +165,12 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
                 down=f.down,
                 health=f"{f.health}/{f.health_max} HL{_shield(f)}",
                 unseen=players.unseen(f.id),
+                square=positions.square_name(f.col, f.row),
                 health_levels=f.health,
                 health_max=f.health_max,
                 conditions=_held(f.conditions),
+                shield=f.shield,
+                shield_max=f.shield_max,
             )
             for f in state.enemies()
         ),
@@ -369,7 +193,40 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
         skills=tuple(bb.SKILLS),
         categories=tuple(bb.SKILL_CATEGORIES),
         burst_choices=tuple(Named(key=f.id, name=f.name) for f in state.fighters if not f.down),
+        typed_damage=bool(state.settings.get("typed_damage")),
+        draining_on_miss=bool(state.settings.get("draining_on_miss")),
+        burst_area=_burst_area(state),
+        burst_centre=_burst_centre(state),
+        movers=tuple(
+            Mover(key=f.id, name=f.name, square=positions.square_name(f.col, f.row), left=f.speed - f.moved)
+            for f in state.enemies()
+            if state.phase == 3 and not f.down and positions.placed(f) and f.speed > f.moved
+        ),
     )
+
+
+def _burst_centre(state) -> str:
+    """Where the preselected area is centred, in words: the square aimed at, or the creature aimed at on its square."""
+    roll = state.pending_burst
+    if roll is None or not (roll.at_col or roll.target):
+        return ""
+    if roll.at_col:
+        return positions.square_name(roll.at_col, roll.at_row)
+    f = state.fighter(roll.target)
+    square = positions.square_name(f.col, f.row)
+    return f"{f.name} on {square}" if square else ""
+
+
+def _burst_area(state) -> tuple[str, ...]:
+    """Who the GM's Burst form preselects: every creature within N squares of the one the Burst was aimed at, when
+    it is on the grid, or of the square it was aimed at (the GM can still change who is in it)."""
+    roll = state.pending_burst
+    if roll is None or not (roll.at_col or roll.target):
+        return ()
+    if roll.at_col:
+        return positions.within(state, (roll.at_col, roll.at_row), roll.burst)
+    f = state.fighter(roll.target)
+    return positions.within(state, (f.col, f.row), roll.burst)
 
 
 def _ship(state) -> ShipRow | None:
@@ -430,9 +287,11 @@ def private_view(encounter, state, user_id: int) -> BurnBrytePrivate:
                 free_move_used=state.free_move_used if acting else False,
                 pending_failure=acting and state.pending_failure,
                 last_roll=state.last_roll if acting else None,
-                targets=_targets(state, f),
+                targets=_targets(state, f, attack_skill.name),
                 attack_skill=attack_skill,
                 **_gear(state, f, attack_skill.dice),
+                square=positions.square_name(f.col, f.row),
+                move_left=positions.move_allowance(state, f) if acting else 0,
             )
         )
     players = Sight(state.fighters, gm=False)  # an unseen enemy's attack is not on the table
@@ -466,17 +325,30 @@ def _gear(state, f, dice: int) -> dict:
         "draining": weapon.draining,
         "burst": weapon.burst,
         "typed_damage": bool(state.settings.get("typed_damage")),
+        "draining_on_miss": bool(state.settings.get("draining_on_miss")),
     }
 
 
-def _targets(state, f) -> tuple[Named, ...]:
+def _targets(state, f, skill: str) -> tuple[Target, ...]:
     """Whom `f` may attack: the enemies it is aware of (never one the party has not seen) still above 0 Health
     Levels. The likeliest comes first, the default of a phone's attack: one whose open declared action targets
-    `f`, else the first in the encounter's order."""
+    `f`, else the first in the encounter's order. On the grid each says how far it is, and whether the default
+    attack (`skill`) reaches it."""
     enemies = [e for e in state.enemies() if e.id in f.aware_of and not e.down]
     threats = {d.enemy for d in state.declarations if d.target == f.id and not d.outcome and not d.defended}
     enemies.sort(key=lambda e: e.id not in threats)  # stable: the encounter's order otherwise
-    return tuple(Named(key=e.id, name=e.name) for e in enemies)
+    out, checked = [], state.settings.get("range_check", "refuse") != "off"
+    for e in enemies:
+        away = positions.distance(state, f, e)
+        out.append(
+            Target(
+                key=e.id,
+                name=e.name,
+                away="" if away is None else f"{away} square{'s' if away != 1 else ''}",
+                out_of_range=checked and away is not None and away > positions.reach(f, skill),
+            )
+        )
+    return tuple(out)
 
 
 def _waiting(state, mine) -> str:
@@ -583,10 +455,14 @@ class BurnBryteTable(Table):
     ME_FIRST = True
 
     build_form = staticmethod(build_form)
+    clean_form = staticmethod(clean_form)
     initial_state = staticmethod(initial_state)
 
     def write_back(self, encounter, state) -> None:
         write_back_with_ship(encounter, state)
+
+    def fallen(self, state) -> list[str]:
+        return [f.id for f in state.fighters if f.down]  # at 0 Health Levels
 
     public_view = staticmethod(public_view)
     private_view = staticmethod(private_view)

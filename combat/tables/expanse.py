@@ -15,7 +15,9 @@ from combat.rules.core import RuleError, Sight
 from combat.rules.expanse import review as ex_review
 from combat.rules.expanse import rulebook as T
 from combat.rules.expanse.stats import CONDITIONS
+from combat.tables import expanse_attacks as attacks
 from combat.tables.base import Table, fighters_from, namer
+from combat.tables.expanse_churn import churn_fields
 from combat.tables.expanse_views import (
     Blast,
     ChangeDie,
@@ -30,17 +32,15 @@ from combat.tables.expanse_views import (
     ObjectSize,
     Panel,
     Prepared,
-    QuickAttack,
     Ref,
     RollOver,
     Row,
     Stunt,
     StuntRow,
     TableView,
-    Target,
     Waiting,
-    Weapon,
 )
+from combat.tables.expanse_weapons import give_weapons, panel_facts
 
 DAMAGE_CONDITIONS = tuple(c for c in CONDITIONS if c != T.TAKEN_OUT)
 EFFECT_LABELS = {
@@ -210,6 +210,7 @@ def public_view(encounter, state, gm: bool) -> TableView:
         waiting=tuple(waiting),
         blast=Blast(thrower=name(state.blast.thrower), scatter=state.blast.scatter) if state.blast else None,
         churn_on=bool(state.settings.get("churn")),
+        churn_shown=state.churn if state.settings.get("churn") and state.settings.get("churn_public") else None,
     )
     if gm:
         return GmTableView(**view, **_gm_view(state, ties))
@@ -247,6 +248,8 @@ def _gm_view(state, ties) -> dict:
         damage_conditions=DAMAGE_CONDITIONS,
         jammable=tuple(f.name for f in state.fighters if f.id == state.turn and _missed_gun(state, f)),
         churn_levels=T.CHURN_THRESHOLDS,
+        give_weapons=give_weapons(state),
+        **churn_fields(state),
     )
 
 
@@ -274,112 +277,6 @@ def _actions_left(state, own_turn: bool) -> str:
     if not used:
         return "A major and a minor action, or two minor actions."
     return "One minor action." if state.majors_taken else "A major or a minor action."
-
-
-def _weapon_rows(state, f) -> tuple[Weapon, ...]:
-    """The weapons the builder offers, each with its whole test bonus so the player sees the roll before it."""
-    keys = [k for k in (f.weapons or tuple(T.WEAPONS)) if k != "grenade"]
-    for extra in ("unarmed", f.in_hand):
-        if extra and extra in T.WEAPONS and extra != "grenade" and extra not in keys:
-            keys.append(extra)
-    rows = []
-    for key in keys:
-        w = T.WEAPONS[key]
-        ability = ex.ability(state, f, w.test_ability)
-        focus = next((x for x in w.focuses if f.has_focus(w.test_ability, x)), "")
-        parts = [f"{w.test_ability} {ability:+d}"]
-        if focus:
-            parts.append(f"{focus} +{T.FOCUS_BONUS}")
-        injury = ex.condition_penalty(state, f)
-        if injury:
-            parts.append(f"injury {injury}")
-        timed = sum(e.tests for e in state.effects_on(f.id))
-        if timed:
-            parts.append(f"Guard Up {timed}")
-        total = ex.test_bonus(state, f, w.test_ability, w.focuses)[0]
-        if f.aim:
-            total += T.AIM_BONUS
-            parts.append(f"Aim +{T.AIM_BONUS}")
-        ranged = w.kind != "melee"
-        if ranged and f.cover:
-            penalty = T.COVER.get(min(f.cover, 3), (0, 0))[1]
-            total += penalty
-            parts.append(f"your cover {penalty}")
-        if ranged:
-            short, longest = ex.weapon_range(state, f, w)
-            reach = f"{short} m" + (
-                f", to {longest} m at -{state.settings.get('long_range_penalty', 2)}" if longest > short else ""
-            )
-        else:
-            reach = f"within {T.MELEE_REACH} m"
-        count, sides = ex.damage_dice(f, key, False)
-        rows.append(
-            Weapon(
-                key=key,
-                label=w.label,
-                bonus=total,
-                roll=_roll(total),
-                parts=", ".join(parts),
-                reach=reach,
-                ranged=ranged,
-                jammed=key in f.jammed,
-                gun=w.gun,
-                makeshift=w.makeshift,
-                blocked=ranged and f.cover >= T.TOTAL_COVER,
-                damage=f"{count}d{sides}"
-                + (f" + {' or '.join(a[:3] for a in w.damage_abilities)}" if w.damage_abilities else ""),
-            )
-        )
-    return tuple(rows)
-
-
-def _roll(bonus: int) -> str:
-    return f"3d6 + {bonus}" if bonus >= 0 else f"3d6 - {-bonus}"
-
-
-def _targets(state, f, gm: bool) -> tuple[Target, ...]:
-    """Whom `f` may attack: the other side, still in, and for a PC only the enemies it is aware of (seed 004: a
-    ranged attack is made "at one visible enemy"), whoever is looking."""
-    sight = Sight(state.fighters, gm)
-    return tuple(
-        Target(
-            key=t.id,
-            name=t.name,
-            defense=None if sight.secret(t.id) else ex.defense(state, t),
-            total_cover=t.cover >= T.TOTAL_COVER,
-        )
-        for t in state.fighters
-        if t.side != f.side and not t.out and sight.visible(t.id) and (f.side != "pc" or t.id in f.aware_of)
-    )
-
-
-def _default_weapon(f, weapons) -> str:
-    """The readied weapon if it can be used now, else the first usable one; bare hands last."""
-    usable = [w.key for w in weapons if not w.jammed and not w.blocked]
-    if f.in_hand in usable:
-        return f.in_hand
-    return next((k for k in usable if k != "unarmed"), "unarmed")
-
-
-def _quick_attack(attack_actions, weapons, default_weapon: str, target: Target | None) -> QuickAttack | None:
-    """One tap for the common attack: the default weapon (or, should the action allowed not fit it, the next
-    usable one) at the default target. None without a target or an attack action."""
-    if target is None:
-        return None
-    allowed = dict(attack_actions)
-    usable = sorted((w for w in weapons if not w.jammed and not w.blocked), key=lambda w: w.key != default_weapon)
-    for w in usable:
-        action = "ranged_attack" if w.ranged else "melee_attack"
-        if action in allowed:
-            return QuickAttack(
-                action=action,
-                weapon=w.key,
-                weapon_label=w.label,
-                roll=w.roll,
-                target=target.key,
-                target_name=target.name,
-            )
-    return None
 
 
 def _ahead(state, f, sight: Sight) -> list[str]:
@@ -474,7 +371,7 @@ def _stunt_options(state, f, gm: bool) -> tuple[tuple[Stunt, ...], tuple[Ref, ..
 def _change_die(state, f) -> ChangeDie | None:
     """Fortune may still change a die of `f`'s latest test this turn (until something builds on it)."""
     mine = [t for t in state.tests if t.fighter == f.id]
-    if not mine or mine[-1].locked:
+    if not mine or mine[-1].locked or mine[-1].churned:
         return None
     test = mine[-1]
     die_cost = int(state.settings.get("fortune_die_cost", 0))
@@ -491,7 +388,7 @@ def _change_die(state, f) -> ChangeDie | None:
 
 def _hit(state, h, target, gm: bool) -> Hit:
     name = namer(state, gm)
-    nxt = next((c for c in T.INJURY_LADDER if c not in target.conditions), "")
+    nxt = ex.next_condition(state, target)
     return Hit(
         id=h.id,
         target=target.name,
@@ -521,6 +418,7 @@ def _panel(state, f, gm: bool) -> Panel:
     free = [a for a in state.free_attacks if a.fighter == f.id] if f.can_act else []
     used = len(state.turn_actions) if own_turn else 2
     major_ok = own_turn and used < 2 and state.majors_taken == 0
+    whole_run = bool(state.settings.get("run_ends_turn"))
     minor_ok = own_turn and used < 2
     prepared = f.prepared if interrupting else ""
     attack_actions = []
@@ -554,11 +452,11 @@ def _panel(state, f, gm: bool) -> Panel:
     )
     stunts, allies = _stunt_options(state, f, gm) if f.sp > 0 and f.can_act else ((), ())
     hits = tuple(_hit(state, h, f, gm) for h in state.hits if h.target == f.id and h.open)
-    weapons = _weapon_rows(state, f)
-    default_weapon = _default_weapon(f, weapons)
-    targets = _targets(state, f, gm)
+    weapons = attacks.weapon_rows(state, f)
+    default_weapon = attacks.default_weapon(f, weapons)
+    targets = attacks.targets(state, f, gm)
     target = next((t for t in targets if not t.total_cover), None)  # allies, the out and the unseen are not there
-    quick = _quick_attack(attack_actions, weapons, default_weapon, target)
+    quick = attacks.quick_attack(attack_actions, weapons, default_weapon, target)
     kinds = [k for k, _ in attack_actions or free_actions]
     ranged = next((w.ranged for w in weapons if w.key == default_weapon), False)
     preferred = quick.action if quick else "ranged_attack" if ranged else "melee_attack"
@@ -586,7 +484,8 @@ def _panel(state, f, gm: bool) -> Panel:
         major_ok=major_ok,
         minor_ok=minor_ok,
         can_defend=(major_ok and "guard_up" not in state.turn_actions) or prepared == "defend",
-        can_run=(major_ok or prepared == "run") and not f.prone,
+        can_run=((major_ok and not (whole_run and state.turn_actions)) or prepared == "run") and not f.prone,
+        run_whole_turn=whole_run and prepared != "run",
         can_test=major_ok or prepared == "other_major",
         can_guard_up=minor_ok and state.majors_taken == 0 and not {"defend", "guard_up"} & set(state.turn_actions),
         can_prepare=own_turn and not state.turn_actions,
@@ -615,7 +514,7 @@ def _panel(state, f, gm: bool) -> Panel:
         in_hand=f.in_hand,
         grenade=f.in_hand == "grenade" and (major_ok or prepared == "ranged_attack") and state.blast is None,
         grenade_reach=ex.weapon_range(state, f, T.WEAPONS["grenade"])[1],
-        grenade_roll=_roll(
+        grenade_roll=attacks.roll(
             ex.test_bonus(state, f, "Accuracy", T.WEAPONS["grenade"].focuses)[0]
             + (T.AIM_BONUS if f.aim else 0)
             + T.COVER.get(min(f.cover, 3), (0, 0))[1]
@@ -651,7 +550,7 @@ def _panel(state, f, gm: bool) -> Panel:
         ),
         shield=T.SHIELDS[f.shield][0] if f.shield != "none" else "",
         shields=tuple((k, v[0]) for k, v in T.SHIELDS.items() if k != "none"),
-        readies=tuple((k, w.label) for k, w in T.WEAPONS.items() if k != "unarmed"),
+        **panel_facts(state, f, minor_ok),
         abilities=ex.ABILITIES,
         majors=tuple(T.MAJOR_ACTIONS.items()),
         guard_choices=T.GUARD_UP_CHOICES,
@@ -690,3 +589,9 @@ class ExpanseTable(Table):
     initial_state = staticmethod(initial_state)
     public_view = staticmethod(public_view)
     private_view = staticmethod(private_view)
+
+    def facts(self, state, event, gm: bool):
+        return ex_review.facts(state, event, gm=gm)  # a player knows a test's odds only against a Defense they see
+
+    def fallen(self, state) -> list[str]:
+        return [f.id for f in state.fighters if f.out]  # taken out or rolled over

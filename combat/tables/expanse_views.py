@@ -110,6 +110,7 @@ class TableView:
     waiting: tuple[Waiting, ...]
     blast: Blast | None
     churn_on: bool
+    churn_shown: int | None = None  # the pool, for everyone, when the GM makes it public (setting churn_public)
 
 
 # --- one combatant's controls (a player's phone, or the GM acting for an NPC) --------------------------------------
@@ -155,6 +156,7 @@ class Weapon:
     makeshift: bool
     blocked: bool
     damage: str
+    unready: str = ""  # why hands keep it from attacking now: "Ready first" or "broken" ("" when it may)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -244,6 +246,7 @@ class Panel:
     minor_ok: bool
     can_defend: bool
     can_run: bool
+    run_whole_turn: bool = False  # seed: Run sacrifices the turn's other action (setting run_ends_turn)
     can_test: bool
     can_guard_up: bool
     can_prepare: bool
@@ -292,6 +295,9 @@ class Panel:
     effects: tuple[str, ...]
     cover: str
     in_hand_label: str
+    stowed: tuple[Jam, ...] = ()  # carried weapons it may ready
+    broken: tuple[str, ...] = ()  # weapons that broke, by label
+    ready_now: tuple[Jam, ...] = ()  # one-tap Ready buttons: stowed weapons, while a minor action is left
     shield: str
     shields: tuple[tuple[str, str], ...]
     readies: tuple[tuple[str, str], ...]
@@ -316,6 +322,15 @@ class RollOver:
     key: str
     name: str
     condition: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChurnDue:
+    """The Churn effect waiting for the GM: its severity, the prompt, and how many more wait behind it."""
+
+    label: str
+    prompt: str
+    more: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -348,6 +363,10 @@ class GmTableView(TableView):
     damage_conditions: tuple[str, ...] = gm_only(())
     jammable: tuple[str, ...] = gm_only(())
     churn_levels: tuple[tuple[int, str], ...] = gm_only(())
+    give_weapons: tuple[tuple[str, str], ...] = gm_only(())  # weapon types the GM may hand out ((): not tracked)
+    churn_due: ChurnDue | None = gm_only(None)
+    churn_marked: tuple[str, ...] = gm_only(())  # whose next test the Churn makes fail
+    churn_targets: tuple[Ref, ...] = gm_only(())
 
 
 @dataclass(frozen=True, kw_only=True)

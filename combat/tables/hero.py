@@ -15,6 +15,7 @@ from combat.rules import hero
 from combat.rules.core import Sight, as_players_know
 from combat.rules.hero import review as hero_review
 from combat.tables.base import Table, fighters_from
+from combat.tables.hero_extras import Extras, extras, offer_words, out_of_phase_words, waiting_words
 from combat.tables.viewmodels import PrivateView, gm_only
 
 SEGMENTS = tuple(range(1, 13))
@@ -27,6 +28,7 @@ MARK_LABELS = {
     "aborted": "aborted",
     "stunned": "spent recovering from Stunned",
     "knocked out": "knocked out",
+    "awed": "awed by a Presence attack",
 }
 MARK_SYMBOLS = {
     "phase": "●",
@@ -37,6 +39,7 @@ MARK_SYMBOLS = {
     "aborted": "A",
     "stunned": "S",
     "knocked out": "KO",
+    "awed": "P",
 }
 ACTIONS = (("half", "Half phase action"), ("full", "Full phase action"), ("zero", "Zero phase action"))
 PLACES = ("First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth")
@@ -146,6 +149,7 @@ class PlayersTable:
     holders: tuple[Holder, ...]
     legend: tuple[tuple[str, str], ...]
     outcome: str
+    waiting_on: str  # holders whose moment has come, whom the phase in order waits for
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -218,6 +222,7 @@ class Panel:
     started: bool
     able: bool
     entered_dice: bool
+    extras: Extras
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -237,6 +242,7 @@ class GmTable(PlayersTable):
     everyone: tuple[SpdRow, ...] = gm_only(())
     abortable: tuple[Named, ...] = gm_only(())
     releasable: tuple[Holder, ...] = gm_only(())
+    offered: tuple[Holder, ...] = gm_only(())  # the moment came: act now or keep holding
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -247,24 +253,27 @@ class HeroPrivate(PrivateView):
     turn: int
     waiting: str = ""  # off-phase: who acts and what the table waits for
     out_of_phase: str = ""  # off-phase: what this player may still do, in words
+    offered: str = ""  # one of this player's holds has its moment: "Act now"
 
 
 # --- what everyone sees -------------------------------------------------------------------------------------
 
 
-def _held_text(held) -> str:
+def _held_text(held, sight: Sight | None = None) -> str:
+    """The hold in words; a trigger on someone this viewer (`sight`) may not know of is "something happens"."""
     if held is None:
         return ""
+    trigger = "something happens" if held.on and sight and sight.unseen(held.whom) else held.trigger
     until = {
         "dex": f"until DEX {held.dex}",
         "segment": f"until segment {hero.turn_and_segment(held.at)[1]}",
-        "trigger": f"until {held.trigger}",
+        "trigger": f"until {trigger}",
         "": "until they choose",
     }[held.until]
     return ("half a phase held " if held.half else "holding ") + until
 
 
-def _flags(state, f) -> tuple[str, ...]:
+def _flags(state, f, sight: Sight) -> tuple[str, ...]:
     out = []
     if f.knocked_out:
         out.append("knocked out")
@@ -272,8 +281,10 @@ def _flags(state, f) -> tuple[str, ...]:
         out.append("dying")
     if f.stunned:
         out.append("Stunned")
+    if f.presence:
+        out.append({2: "very impressed", 3: "awed", 4: "cowed"}[f.presence])
     if f.held:
-        out.append(_held_text(f.held))
+        out.append(_held_text(f.held, sight))
     if f.forfeit:
         out.append("aborted: the next phase is spent")
     if f.id in state.recovering:
@@ -333,7 +344,7 @@ def _row(state, f, sight: Sight, players: Sight) -> Row:
         numbers=open_to_all,
         out=f.out,
         floor=state.floor == f.id,
-        flags=_flags(state, f),
+        flags=_flags(state, f, sight),
         strip=_strip(state, f, open_to_all),
         **(_numbers(f) if open_to_all else {}),
     )
@@ -388,9 +399,10 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
         several_skipped=len(state.skipped) > 1,
         rows=tuple(_row(state, f, sight, players) for f in visible),
         queue=_queue(state, sight),
-        holders=tuple(Holder(key=f.id, name=f.name, held=_held_text(f.held)) for f in visible if f.held),
+        holders=tuple(Holder(key=f.id, name=f.name, held=_held_text(f.held, sight)) for f in visible if f.held),
         legend=tuple((MARK_SYMBOLS[k], v) for k, v in MARK_LABELS.items()),
         outcome=hero.outcome(state if gm else as_players_know(state)),
+        waiting_on=", ".join(sight.name(fid) for fid in state.offers if sight.visible(fid)),
     )
     if gm:
         return GmTable(**facts, **_gm_controls(state))
@@ -426,7 +438,10 @@ def _gm_controls(state) -> dict[str, Any]:
         "releasable": tuple(
             Holder(key=f.id, name=f.name, held=_held_text(f.held))
             for f in state.fighters
-            if f.held and not state.acting
+            if f.held and not state.acting and f.id not in state.offers and not hero.release_refusal(state, f)
+        ),
+        "offered": tuple(
+            Holder(key=f.id, name=f.name, held=offer_words(state, f)) for f in state.fighters if f.id in state.offers
         ),
     }
 
@@ -460,7 +475,7 @@ def _targets(state, f, sight: Sight) -> tuple[Target, ...]:
 
 
 def _panel(state, f, gm: bool) -> Panel:
-    on_floor = state.floor == f.id
+    on_floor = state.floor == f.id and not (state.offers and not state.acting)  # an offered hold goes first
     able = not f.knocked_out and not f.stunned
     off_phase = state.started and not on_floor
     refusal = hero.abort_refusal(state, f.id) if off_phase else ""
@@ -491,7 +506,7 @@ def _panel(state, f, gm: bool) -> Panel:
         end=f.end,
         end_max=f.end_max,
         rec=f.rec,
-        flags=_flags(state, f),
+        flags=_flags(state, f, Sight(state.fighters, gm)),
         strip=_strip(state, f, True),
         on_floor=on_floor and able,
         on_held=on_floor and state.acting == f.id,
@@ -508,7 +523,7 @@ def _panel(state, f, gm: bool) -> Panel:
         else (),
         hold_dex_max=f.initiative_dex - 1,
         held=_held_text(f.held),
-        can_release=f.held is not None and not state.acting,
+        can_release=f.held is not None and not state.acting and not hero.release_refusal(state, f),
         abort_refusal=refusal,
         aborts=ABORTS,
         abort_cost=abort_cost,
@@ -519,6 +534,7 @@ def _panel(state, f, gm: bool) -> Panel:
         started=state.started,
         able=able,
         entered_dice=bool(state.settings.get("entered_dice")),
+        extras=extras(state, f, gm),
     )
 
 
@@ -533,39 +549,10 @@ def private_view(encounter, state, user_id: int) -> HeroPrivate:
         you_may_act=any(p.can_release and not p.on_floor for p in mine),
         segment=state.segment,
         turn=state.turn,
-        waiting="" if your_turn or not mine else _waiting(state, mine),
-        out_of_phase="" if your_turn else _out_of_phase(mine),
+        waiting="" if your_turn or not mine else waiting_words(state, mine),
+        out_of_phase="" if your_turn else out_of_phase_words(mine),
+        offered=" ".join(p.extras.offered for p in mine if p.extras.offered),
     )
-
-
-def _waiting(state, mine: tuple[Panel, ...]) -> str:
-    """One line for a player whose phase it is not: who has the floor (as the party knows them) and when this
-    player's next phase comes."""
-    if not state.started:
-        return "Before combat: the GM opens combat in segment 12 of turn 1, and everyone acts first."
-    players = Sight(state.fighters, gm=False)  # an unseen enemy with the floor is "someone unseen"
-    where = f"Turn {state.turn}, segment {state.segment}"
-    if state.floor:
-        held = " acts on a held action" if state.acting else "’s phase"
-        now = f"{where}: {players.name(state.floor)}{held}"
-    else:
-        now = f"{where}: every phase is done — the GM moves to the next segment"
-    nexts = [p for p in mine if p.next_phase]
-    if len(mine) == 1 and nexts:
-        now += f" — your next phase: {nexts[0].next_phase}"
-    return now + "."
-
-
-def _out_of_phase(mine: tuple[Panel, ...]) -> str:
-    """What a player may do off-phase: act on a held action, abort to a defence, actions that take no time."""
-    may = []
-    if any(p.can_release for p in mine):
-        may.append("act on your held action")
-    if any(p.can_abort for p in mine):
-        may.append("abort to a defence (Dodge, Block…)")
-    if any(p.able and p.started for p in mine):
-        may.append("take actions that take no time")
-    return f"Out of your phase you may {', '.join(may[:-1])}{' or ' if len(may) > 1 else ''}{may[-1]}." if may else ""
 
 
 class HeroTable(Table):
@@ -586,3 +573,6 @@ class HeroTable(Table):
 
     def facts(self, state, event, gm: bool):
         return hero_review.facts(state, event, gm=gm)  # what a player may see of a roll depends on the viewer
+
+    def fallen(self, state) -> list[str]:
+        return [f.id for f in state.fighters if f.out]  # knocked out or at 0 BODY

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from combat.rules import sw5e as sw
 from combat.rules.core import RuleError, as_players_know
+from combat.rules.sw5e import disabled
 from combat.rules.sw5e import review as sw_review
 from combat.rules.sw5e import ship as sws
 from combat.rules.sw5e.stats import STATIONS
@@ -68,15 +69,15 @@ def _numbers(state, ship) -> Numbers:
     )
     return Numbers(
         hull=ship.hull,
-        hull_max=ship.hull_max,
+        hull_max=sw.hull_max(state, ship),
         shields=ship.shields,
-        shields_max=ship.shields_max,
+        shields_max=sw.shields_max(state, ship),
         hull_dice=ship.hull_dice,
         shield_dice=ship.shield_dice,
         dice_max=ship.dice_max,
         die=ship.die,
         shield_type=sw.SHIELD_LABELS.get(ship.shield_type, ""),
-        regeneration=ship.regeneration,
+        regeneration=sw.regeneration(state, ship),
         reactor=sw.REACTOR_LABELS.get(ship.reactor, ""),
         coupling=COUPLING_LABELS.get(ship.coupling, ""),
         power_die=_power_die(state, ship),
@@ -84,7 +85,33 @@ def _numbers(state, ship) -> Numbers:
         weapons=tuple(f"{w} ({ship.weapon_stats[w]})" if w in ship.weapon_stats else w for w in ship.weapons),
         ac=ship.ac,
         reduction=ship.reduction,
+        patch_roll=_die_roll(ship.die, ship.con_mod),
+        shield_roll=_die_roll(ship.die, ship.str_mod if state.setting("shield_die_mod") == "strength" else 0),
+        system_damage=ship.system_damage,
+        halved=sw.halved(state, ship),
+        used=disabled.used(ship),
+        hull_full=ship.hull_max,
+        shields_full=ship.shields_max,
+        effects=disabled.effects(ship.system_damage),
+        saves_made=ship.saves_made,
+        saves_failed=ship.saves_failed,
+        stable=ship.stable,
+        disabled=ship.status == "disabled",
     )
+
+
+def _die_roll(die: int, mod: int) -> str:
+    return f"d{die} {'+' if mod >= 0 else '−'} {abs(mod)}" if mod else f"d{die}"
+
+
+def _down_note(state, ship, hidden: bool) -> str:
+    """What happens to a disabled ship on its turn: public, as its status is (its tally and stability are not)."""
+    if ship.status != "disabled":
+        return ""
+    if ship.stable and not hidden:
+        return "Stable: no destruction saves unless it takes damage."
+    crew = "its crew may repair it" if disabled.crew_may_act(state) else "its crew cannot act"
+    return f"Its destruction save (d20, 10 or more) is rolled automatically as its turn starts; {crew}."
 
 
 def distribution(ship, pending: int) -> tuple[Share, ...]:
@@ -114,7 +141,10 @@ def _taken_label(state, counted: str) -> str:
     if counted in sw.MENU:
         return sw.MENU[counted].label
     custom = state.custom_action(counted)
-    return custom.label if custom else counted
+    if custom:
+        return custom.label
+    # A feature's own bonus action ("Second Wind") the GM never added to the menu: the name its sheet gives it.
+    return next((f.bonus_for for f in state.fighters if sw.custom_key(f.bonus_for) == counted), counted)
 
 
 def _menu(state):
@@ -162,7 +192,38 @@ def available_actions(state, ship, fighter=None) -> tuple[Action, ...]:
             if kind in ("boost", "turn") and state.ship_turn != ship.id:
                 continue
         out.append(Action(value=value, label=label, kind=kind, note=NOTES.get(kind, "")))
+    if ship.status == "disabled":  # only what the rules leave a disabled ship's crew (rules/sw5e/disabled.py)
+        allowed = tuple(a for a in disabled.crew_actions(state) if a != "patch" or ship.hull_dice > 0)
+        out = [a for a in out if a.value in allowed]
     return tuple(out)
+
+
+def bonus_offer(state, ship, f, actions) -> Action | None:
+    """The action `f`'s bonus action is for (sw.bonus_spec), while they may take it now: their feature grants a
+    bonus action not used yet this turn, and the action is still open to them (`actions`, available_actions for
+    them) or, for a feature's own action the GM never added to the menu, not yet taken aboard this round."""
+    spec = sw.bonus_spec(state, f)
+    if ship is None or spec is None or not f.bonus_action or f.bonus_used:
+        return None
+    for a in actions:
+        if a.value == spec.key or sw.custom_key(a.value) == spec.key:
+            return a
+    if spec.key in sw.MENU or state.custom_action(spec.key) is not None or spec.key in ship.actions:
+        return None  # on the menu but closed now, or taken aboard this round
+    return Action(value=spec.label, label=spec.label, kind="once", note="")
+
+
+def _bonus_state(state, f, named, acting: bool, open_now: bool, down: bool) -> str:
+    """The bonus action badge's words."""
+    if named is None and state.setting("bonus_actions") != "any":
+        return "no action named on the sheet"
+    if not acting:
+        return "used" if f.took_turn else "on my turn"
+    if open_now:
+        return "ready"
+    if down and not f.bonus_used:
+        return "not while disabled"
+    return "used" if f.bonus_used else "not open now"
 
 
 def _crew_row(state, f) -> CrewRow:
@@ -190,6 +251,7 @@ def _ship_row(state, ship, gm: bool) -> ShipRow:
         status=ship.status,
         status_label=STATUS_LABELS.get(ship.status, ship.status),
         turn=state.ship_turn == ship.id,
+        down_note=_down_note(state, ship, hidden and not gm),
     )
     if hidden and not gm:
         return ShipRow(**head, visible=False)
@@ -238,11 +300,13 @@ STATION_ACTIONS = {
 }
 
 
-def _default_action(f, ship, actions) -> str:
+def _default_action(state, f, ship, actions) -> str:
     values = [a.value for a in actions]
     wanted = STATION_ACTIONS.get(f.station, "fire")
-    if wanted == "patch" and ship.hull >= ship.hull_max:
+    if wanted == "patch" and ship.hull >= sw.hull_max(state, ship):
         wanted = "fire"  # nothing to patch
+    if ship.status == "disabled":
+        wanted = "patch"  # repairs first aboard a disabled ship
     return next((v for v in (wanted, "fire") if v in values), values[0] if values else "")
 
 
@@ -256,7 +320,7 @@ def _waiting(state, f, ship) -> str:
         return "Set-up: the GM starts combat when every ship has its initiative."
     if state.acting == f.id or ship is None:
         return ""
-    if not ship.active:
+    if not disabled.takes_turns(state, ship):
         return f"{ship.name} is {ship.status}: its crew cannot act."
     turn = state.ship(state.ship_turn) if state.ship_turn else None
     if turn is None:
@@ -307,10 +371,11 @@ def crew_controls(state, f) -> CrewControls:
     remaining = state.remaining_crew(ship.id) if turn else ()
     nxt = remaining[0] if turn and state.crew_order and remaining else None
     active = ship is not None and ship.active
+    crewed = ship is not None and disabled.takes_turns(state, ship)  # active, or disabled with a crew that may act
     visible = ship is not None and not state.hides(ship.id)
     # A PC the GM put aboard an NPC ship whose numbers are hidden leaves its power and shields to the GM.
     # Shields the crew could regenerate at the start of the ship's turn (once its power dice are stored).
-    shields_to_regen = visible and active and 0 < ship.shields < ship.shields_max and ship.shield_dice > 0
+    shields_to_regen = visible and active and 0 < ship.shields < sw.shields_max(state, ship) and ship.shield_dice > 0
     can_regen = turn and state.stage == "start" and shields_to_regen
     regen_note = ""
     if turn and state.stage == "start" and not can_regen and visible:
@@ -318,19 +383,25 @@ def crew_controls(state, f) -> CrewControls:
             regen_note = f"{ship.name} has no shield generator."
         elif ship.shields == 0:
             regen_note = "The shields are down: regeneration cannot restart them."
-        elif ship.shields >= ship.shields_max:
+        elif ship.shields >= sw.shields_max(state, ship):
             regen_note = "The shields are full."
         elif ship.shield_dice == 0:
             regen_note = "No shield dice are left."
     stores = [s for s in sws.STORES if ship is not None and ship.stored(s)] if visible else []
-    can_act = state.started and active and acting
+    can_act = state.started and crewed and acting
     can_react = state.started and active and not acting and state.can_react(f)
     can_spend = state.started and active and bool(stores)
     actions = available_actions(state, ship, f) if ship is not None and state.started else ()
     if ship is not None and not _has_enemy(state, ship):
         actions = tuple(a for a in actions if a.kind != "weapon")  # no attack without a ship to aim at
+    named = sw.bonus_spec(state, f)
+    down = ship is not None and ship.status == "disabled"  # no weapons, bonus Evade or reactions aboard it
+    bonus = bonus_offer(state, ship, f, actions) if can_act else None
+    if down and bonus not in actions:
+        bonus = None  # a feature's own action is not among what a disabled ship's crew may do
+    bonus_any = can_act and f.bonus_action and not f.bonus_used and state.setting("bonus_actions") == "any"
     target = _default_target(state, ship) if ship is not None else None
-    left = weapons_left(ship) if ship is not None else ()
+    left = weapons_left(ship) if ship is not None and not down else ()
     quick = None
     if can_act and not f.action_used and target and left and any(a.kind == "weapon" for a in actions):
         quick = QuickFire(weapon=left[0], target=target.id, target_name=target.name)
@@ -352,12 +423,15 @@ def crew_controls(state, f) -> CrewControls:
         took_turn=f.took_turn,
         action_left=not f.action_used,
         bonus=f.bonus_action,
-        bonus_left=f.bonus_action and not f.bonus_used and f.bonus_for in sw.MENU,
-        bonus_for=sw.MENU[f.bonus_for].label if f.bonus_action and f.bonus_for in sw.MENU else "",
-        reaction_left=state.can_react(f),
+        bonus_left=bonus is not None or bonus_any,
+        bonus_for=named.label if f.bonus_action and named else "",
+        bonus_offer=bonus,
+        bonus_any=bonus_any,
+        bonus_state=_bonus_state(state, f, named, acting, bonus is not None or bonus_any, down),
+        reaction_left=state.can_react(f) and not down,
         can_start=(
             turn
-            and active
+            and crewed
             and state.stage != "power"
             and not state.acting
             and not f.took_turn
@@ -380,7 +454,7 @@ def crew_controls(state, f) -> CrewControls:
         regen_note=regen_note,
         can_order=(
             turn
-            and active
+            and crewed
             and len(remaining) > 1
             and not state.acting
             and not (state.order_final and f.station != "pilot")
@@ -390,10 +464,10 @@ def crew_controls(state, f) -> CrewControls:
         actions=actions,
         ship_actions=available_actions(state, ship) if ship is not None and state.started else (),
         weapons=left,
-        any_weapon=ship is not None and not ship.weapons,
-        fire_power=_fire_power(ship) if visible and ship is not None else 0,
+        any_weapon=ship is not None and not ship.weapons and not down,
+        fire_power=_fire_power(ship) if visible and ship is not None and not down else 0,
         targets=_targets(state, ship) if ship is not None else (),
-        default_action=_default_action(f, ship, actions) if ship is not None else "",
+        default_action=_default_action(state, f, ship, actions) if ship is not None else "",
         default_target=target.id if target else "",
         quick_fire=quick,
         waiting=_waiting(state, f, ship),
@@ -402,6 +476,7 @@ def crew_controls(state, f) -> CrewControls:
         can_act=can_act,
         can_react=can_react,
         can_spend=can_spend,
+        can_stabilise=can_act and not f.action_used and ship is not None and disabled.can_stabilise(state, ship),
     )
 
 
@@ -513,10 +588,14 @@ def _gm_view(state) -> dict:
             pending_power=state.pending_power,
             distribution=distribution(turn, state.pending_power) if state.stage == "power" else (),
             can_regen=(
-                state.stage == "start" and turn.active and 0 < turn.shields < turn.shields_max and turn.shield_dice > 0
+                state.stage == "start"
+                and turn.active
+                and 0 < turn.shields < sw.shields_max(state, turn)
+                and turn.shield_dice > 0
             ),
             remaining=tuple(CrewChoice(key=f.id, name=f.name) for f in remaining),
             can_end=not state.acting and (not turn.active or (state.stage != "power" and not remaining)),
+            status=turn.status,
         )
         if turn
         else None,
@@ -569,3 +648,6 @@ class Sw5eTable(Table):
 
     def subjects(self, state, gm: bool) -> list[tuple[str, str, str]]:
         return sw_review.subjects(state)  # the ships and their crews
+
+    def fallen(self, state) -> list[str]:
+        return [s.id for s in state.ships if not s.active]  # disabled or destroyed

@@ -42,11 +42,17 @@ def ship_dict(row: Ship, *, side: str | None = None, surprised: bool = False, cr
         "power": row.stored_power(),
         "weapons": row.weapon_list(),
         "con_mod": row.con_mod,
+        "str_mod": row.str_mod,
         "ac": row.armour_class,
         "armour": row.armour,
         "initiative_mod": row.initiative_mod,
         "surprised": surprised,
         "crew": crew or {},
+        "system_damage": min(row.system_damage, 5),
+        "used": row.used,
+        "saves_made": min(row.saves_made, 2) if row.hull == 0 else 0,
+        "saves_failed": min(row.saves_failed, 2) if row.hull == 0 else 0,
+        "stable": row.stable and row.hull == 0,
     }
 
 
@@ -151,8 +157,9 @@ def initial_state(engine, encounter, combatants):
 
 
 def write_back(encounter, state) -> None:
-    """Hull, shields, hull and shield dice and stored power dice go back to the encounter's campaign's ships,
-    kept within what each row allows now (the GM may have edited the ship meanwhile)."""
+    """Hull, shields, hull and shield dice, stored power dice, system damage and the destruction saves' tally go back
+    to the encounter's campaign's ships, kept within what each row allows now (the GM may have edited the ship
+    meanwhile)."""
     values = {}
     for sid, kept in sw.write_back(state).items():
         number = sid.removeprefix("ship")
@@ -167,5 +174,14 @@ def write_back(encounter, state) -> None:
         row.shield_dice = max(0, min(kept["shield_dice"], row.hull_dice_max))
         for store in sws.STORES:
             setattr(row, f"power_{store}", max(0, min(kept[f"power_{store}"], sws.store_capacity(row.coupling, store))))
+        row.system_damage = kept["system_damage"]
+        row.used = bool(kept["used"])
+        row.saves_made, row.saves_failed = kept["saves_made"], kept["saves_failed"]
+        row.stable = bool(kept["stable"])
+        if row.hull:  # the GM raised its hull meanwhile: no tally for a ship above 0 hull points
+            row.saves_made, row.saves_failed, row.stable = 0, 0, False
+        else:  # down again: an earlier recovery (ships/recovery.py) is history
+            row.recovered_after = None
     fields = ["hull", "shields", "hull_dice", "shield_dice"] + [f"power_{s}" for s in sws.STORES]
+    fields += ["system_damage", "used", "saves_made", "saves_failed", "stable", "recovered_after"]
     Ship.objects.bulk_update(rows, fields)

@@ -68,6 +68,19 @@ class Numbers:
     weapons: tuple[str, ...]  # names, with their stats where they have them: "laser cannons (+5 2d6+2)"
     ac: int
     reduction: int  # the armour's damage reduction on attack-roll hits (0: none)
+    patch_roll: str = ""  # what a hull die spent by Patch rolls: "d8 + 1"
+    shield_roll: str = ""  # what a shield die the Regenerate Shields action spends rolls: "d8 + 2" (the GM's setting)
+    # At 0 hull points (rules/sw5e/disabled.py): system damage and its effects, the destruction saves' tally
+    system_damage: int = 0
+    used: bool = False  # level 5 reached, now or in an earlier fight: a crew member's 1 calls for a save
+    halved: bool = False  # level 4: hull_max and shields_max are half the stored hull_full and shields_full
+    hull_full: int = 0
+    shields_full: int = 0
+    effects: tuple[str, ...] = ()
+    saves_made: int = 0
+    saves_failed: int = 0
+    stable: bool = False
+    disabled: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,6 +118,7 @@ class ShipRow:
     status_label: str
     turn: bool
     visible: bool
+    down_note: str = ""  # a disabled ship: its destruction save is rolled as its turn starts (status is public)
     initiative: int | None = None
     surprised: bool = False
     numbers: Numbers | None = None
@@ -164,6 +178,9 @@ class CrewControls:
     bonus: bool
     bonus_left: bool
     bonus_for: str = ""  # the label of the one action the bonus action allows ("" when none is named)
+    bonus_offer: Action | None = None  # that action, while this crew member may take it as their bonus action now
+    bonus_any: bool = False  # the GM's setting lets the bonus action be any action, and it is not used yet
+    bonus_state: str = ""  # a few words for the badge: "ready", "used", "on my turn"...
     reaction_left: bool
     can_start: bool
     can_distribute: bool
@@ -193,6 +210,7 @@ class CrewControls:
     can_act: bool
     can_react: bool
     can_spend: bool
+    can_stabilise: bool = False  # their action may try to stabilise their disabled ship (DC 10 Mechanic's Kit)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -269,6 +287,7 @@ class ShipTurn:
     can_regen: bool
     remaining: tuple[CrewChoice, ...]
     can_end: bool
+    status: str = "active"  # "disabled": its crew may only try to repair it (rules/sw5e/disabled.py)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -43,6 +43,7 @@ class Shared:
     version: int  # the audience's own: players' counts only the entries they may read
     form_key: str  # starts every action form's idempotency key; random per render, so no one can guess it
     log: tuple[LogEntry, ...] = ()
+    replay: bool = False  # a moment of the log replayed on the review page (combat.replay): no controls
 
 
 @dataclasses.dataclass(frozen=True)

@@ -21,6 +21,8 @@
     4404: "this table is no longer open to you",
     4429: "this page asked the server too often",
   };
+  if (live.dataset.closedWhy) WHY[4404] = live.dataset.closedWhy;  // a spectator's page: its link was closed
+  var pingOnly = "pingOnly" in live.dataset;  // a spectator's socket may send nothing but the heartbeat
   // The page was hidden or left since its socket opened: hx-ws closes the socket itself then (on pagehide and, to
   // pause, when the page is hidden), a close of the page's own that it does not reconnect after once the page shows.
   var away = false;
@@ -35,7 +37,7 @@
       : "connecting";
     if (status.dataset.state === state) return;  // the badge is read out (aria-live): only when it changes
     status.dataset.state = state;
-    status.textContent = state === "closed" ? "closed: " + closed + "; reload the page"
+    status.textContent = state === "closed" ? "closed: " + closed + (pingOnly ? "" : "; reload the page")
       : state === "reconnecting" || state === "connecting" ? state + "…" : state;
   }
 
@@ -84,7 +86,7 @@
     if (document.hidden || !connection) return;
     var ws = socket();
     if (isOpen(ws)) {
-      ws.send("hello");
+      if (!pingOnly) ws.send("hello");
       ping();
     } else if (ws && ws.readyState === WebSocket.CLOSING) {
       awaitAnswer();
@@ -161,6 +163,10 @@
   // On a slow link htmx may process the page, and its socket open, before this deferred script arrives: then
   // the "connected" event has come and gone. Take hx-ws's connection from the table itself (where hx-ws 4.0.1
   // keeps it) so the badge and the heartbeat start from the truth.
+  // On a cold cache htmx may even process the page before hx-ws has arrived to register itself (htmx starts on a
+  // timer once the document is parsed, and deferred scripts still loading do not hold it back): then nothing opened
+  // the socket at all. hx-ws is here now (it runs before this script): have htmx process the table again.
+  if (window.htmx && !(live._htmx && live._htmx.ws)) htmx.process(live);
   var early = live._htmx && live._htmx.ws && live._htmx.ws.connection;
   if (early && !connection) {
     connection = early;

@@ -1,9 +1,10 @@
-// Read-only address fields (invite link, calendar address): a tap selects the whole address for copying.
+// Read-only fields to copy (invite link, calendar address, a session's recap): a tap selects all of it.
 // Replaces inline onclick="this.select()" handlers, which the Content-Security-Policy forbids.
 (function () {
   "use strict";
   document.addEventListener("click", function (evt) {
     var field = evt.target;
-    if (field instanceof HTMLInputElement && field.classList.contains("copy")) field.select();
+    if ((field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) && field.classList.contains("copy"))
+      field.select();
   });
 })();

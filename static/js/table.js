@@ -95,6 +95,7 @@
     var notice = answer(), request = detail && detail.ctx && detail.ctx.request;
     if (!notice || !request || !elt.matches || !elt.matches("form") || !live.contains(elt)) return;
     taps.add(elt);
+    Array.prototype.forEach.call(elt.elements, function (f) { edited.delete(f); });
     var busy = request.submitter || elt.querySelector("button");
     if (busy) busy.setAttribute("aria-busy", "true");
     if (notice.contains(elt)) return;  // a Retry: its answer comes back where it stands
@@ -167,6 +168,66 @@
     if (detail && detail.ctx && detail.ctx.request) notice.scrollIntoView({ block: "nearest" });
   }
 
+  // --- What the viewer typed outlives a redraw. Another player's action redraws the table over the socket; a
+  // field changed here and not yet sent gets its value back in the redrawn form (the same control: its hidden
+  // fields, then the field's name and place), and the focus stays in it. A form sent gives its fields up.
+  var edited = new WeakSet(), kept = null;
+  function mark(event) { if (event.target.form) edited.add(event.target); }
+  live.addEventListener("input", mark);
+  live.addEventListener("change", mark);
+
+  function fieldKey(field) {
+    var twins = Array.prototype.filter.call(field.form.elements, function (f) { return f.name === field.name; });
+    var key = signature(field.form) + "|" + field.name + "|" + twins.indexOf(field);
+    return field.type === "checkbox" || field.type === "radio" ? key + "|" + field.value : key;
+  }
+  function fields(root) {
+    return Array.prototype.filter.call(root.querySelectorAll("input, select, textarea"), function (f) {
+      return f.form && f.name && f.type !== "hidden";
+    });
+  }
+
+  function keepTyped(detail) {
+    var tasks = detail && detail.tasks;
+    if (!tasks) return;
+    tasks.forEach(function (task) {
+      var target = typeof task.target === "string" ? document.querySelector(task.target) : task.target;
+      if (!target || !target.querySelectorAll || (task.swapSpec && task.swapSpec.style === "none")) return;
+      fields(target).forEach(function (f) {
+        var focused = f === document.activeElement;
+        if (!edited.has(f) && !focused) return;
+        kept = kept || {};
+        kept[fieldKey(f)] = {
+          value: f.value, checked: f.checked, edited: edited.has(f), focused: focused,
+          start: focused && typeof f.selectionStart === "number" ? f.selectionStart : null,
+        };
+      });
+    });
+  }
+
+  function giveBack() {
+    if (!kept) return;
+    var saved = kept;
+    kept = null;
+    fields(live).forEach(function (f) {
+      var was = saved[fieldKey(f)];
+      if (!was) return;
+      if (was.edited && !edited.has(f)) {
+        if (f.type === "checkbox" || f.type === "radio") f.checked = was.checked;
+        else if (f.tagName !== "SELECT" || Array.prototype.some.call(f.options, function (o) {
+          return o.value === was.value;
+        })) f.value = was.value;
+        edited.add(f);
+      }
+      if (was.focused && document.activeElement !== f) {
+        f.focus({ preventScroll: true });
+        if (was.start !== null && typeof f.setSelectionRange === "function") {
+          try { f.setSelectionRange(was.start, was.start); } catch (e) { /* a field without a caret */ }
+        }
+      }
+    });
+  }
+
   // --- When it is my turn. The page's one live region for "Your turn"; my first usable control, scrolled to
   // the top of the screen (scroll-margin in fray.css leaves the banner above it in view), focus left alone.
   var sayer = document.getElementById("turn-say");
@@ -209,8 +270,8 @@
 
   if (window.htmx) htmx.registerExtension("fray-table", {
     htmx_before_request: sending,
-    htmx_before_swap: function (elt, detail) { dropStale(elt, detail); keepAnswer(detail); },
-    htmx_after_swap: function (elt, detail) { placeAnswer(detail); checkTurn(); },
+    htmx_before_swap: function (elt, detail) { dropStale(elt, detail); keepAnswer(detail); keepTyped(detail); },
+    htmx_after_swap: function (elt, detail) { giveBack(); placeAnswer(detail); checkTurn(); },
     htmx_response_error: pageError,
     htmx_error: notSent,
     htmx_finally_request: settled,

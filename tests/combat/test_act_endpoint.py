@@ -112,6 +112,7 @@ def test_an_action_reads_each_row_once_on_its_way_to_every_screen(campaign, gm, 
         "combat_encounterevent",
         "combat_encounter",  # the event written, the snapshot stored
         "combat_encounterevent",  # the broadcast: the players' newest log entries, in their stored words
+        "combat_encounterevent",  # every player's own hidden dice rolls, once for all their own controls
         "combat_encounterevent",
         "campaigns_character",  # then the GM's newest entries, and the GM's NPC notes
     ]

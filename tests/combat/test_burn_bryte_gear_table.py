@@ -2,15 +2,15 @@
 sheet's weapon and shield on the phone, a Burst the GM places, the ship's MI Health Levels on the table, and what
 goes back to the sheets and the ship at the end."""
 
-import re
-
 import pytest
 
 from campaigns.models import Character
-from combat import fragments, services, store
-from combat.rules.dice import ScriptedDice
+from combat import fragments, services
 from ships.models import Ship
+from tests.combat.helpers import act as go
 from tests.combat.helpers import combatant_key as key
+from tests.combat.helpers import page_text as text
+from tests.combat.helpers import state_of as state
 from tests.combat.helpers import valid_sheet
 
 pytestmark = pytest.mark.django_db
@@ -35,21 +35,6 @@ def enc(campaign, gm, luwe, npc, ark):
         campaign, gm, name="Dock", model="burn_bryte", pcs=[luwe], enemies=[(npc, 2)], ship=ark
     )
     return services.start_encounter(encounter, gm)
-
-
-def go(enc, user, name, faces=(), **data):
-    go.n = getattr(go, "n", 0) + 1
-    result = services.submit(enc.pk, user, name, data, f"g{go.n}", from_form=True, dice=ScriptedDice(faces))
-    assert result.ok, result.error
-
-
-def state(enc):
-    enc.refresh_from_db()
-    return store.load_state(enc)
-
-
-def text(html: str) -> str:
-    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
 
 
 def test_a_burst_from_the_phone_is_placed_on_the_gms_screen_and_shields_and_the_ship_show(

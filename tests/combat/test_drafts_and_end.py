@@ -89,6 +89,9 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
             "setting_failure_default": "consequence",
             "setting_surprise": "pcs",
             "setting_nova_at_cap": "hold",
+            "setting_range_check": "refuse",
+            "setting_grid_distance": "chebyshev",
+            "setting_extra_move": "speed",
             "setting_entered_dice": "on",
             "draft": "1",
         },
@@ -120,7 +123,11 @@ def test_gm_saves_a_draft_and_sees_it_with_its_combatants_and_settings(gm_client
         "PCs at 0 Health Levels may spend Nova points": "no",
         "All five Nova boxes ticked at the Nova point cap": "The boxes stay ticked; the point comes once there is room",
         "Damage is typed on each attack instead of worked out from the weapon": "no",
+        "A Draining attack costs its 1 unblockable damage even when it misses": "no",
         "A dark ship gives no room: no new Advantages or Nova points while it is dark": "no",
+        "An attack beyond its reach": "Refused, with the distance",
+        "Counting squares on the grid": "A diagonal step counts 1",
+        "Squares a successful move roll adds": "Up to speed again",
     }
     assert f'action="{url("encounter_start", encounter)}"' in page and "Start the encounter</button>" in page
     assert f'action="{url("encounter_delete", encounter)}"' in page and "Delete this draft</button>" in page
@@ -138,6 +145,9 @@ def test_the_start_button_of_the_builder_still_starts_at_once(gm_client, campaig
             "setting_failure_default": "collapse",
             "setting_surprise": "none",
             "setting_nova_at_cap": "hold",
+            "setting_range_check": "refuse",
+            "setting_grid_distance": "chebyshev",
+            "setting_extra_move": "speed",
         },
     )
     assert Encounter.objects.get().status == Encounter.Status.ACTIVE

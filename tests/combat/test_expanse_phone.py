@@ -179,6 +179,12 @@ def test_a_jammed_readied_gun_is_not_the_default(client, enc, gm, player, other_
     assert go(enc, player, "end_turn", actor=key(rosa)).ok
     assert state_of(enc).turn == key(marcus)
     html = me(enc, other_player)
+    # His jammed pistol is in hand and his heavy weapon stowed: bare hands, or one tap to ready the heavy weapon.
+    assert form_with(html, "quick-attack").sends["weapon"] == "unarmed"
+    assert form_with(html, "attack-builder").sends["weapon"] == "unarmed"
+    client.force_login(other_player)
+    assert tap(client, enc, form_sending(html, "ready")) == ""
+    html = me(enc, other_player)
     assert form_with(html, "quick-attack").sends["weapon"] == "heavy_melee"
     assert form_with(html, "attack-builder").sends["weapon"] == "heavy_melee"
 

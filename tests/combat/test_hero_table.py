@@ -25,6 +25,7 @@ from django.urls import reverse
 from campaigns.models import Character
 from combat import exports, fragments, review, services, store
 from combat.models import Encounter, EncounterEvent
+from combat.review import Summary
 from combat.rules.dice import ScriptedDice
 from tests.combat.helpers import combatant_key, inline_edit, state_of, valid_sheet
 from tests.combat.test_consumers import sockets  # noqa: F401  (fixture)
@@ -236,6 +237,7 @@ def test_the_builder_offers_the_hero_settings_and_starts_an_encounter(gm_client,
         "setting_str_end": "5",
         "setting_hold_collision": "roll",
         "setting_entered_dice": "on",
+        "setting_presence_against": "higher",
     }
     response = gm_client.post(url, {**form, "setting_str_end": "3"})
     assert response.status_code == 400 and "Select a valid choice" in response.content.decode()
@@ -763,6 +765,22 @@ def test_the_review_counts_phases_stun_and_body(fought, kestrel, bulwark, agent)
     assert a1.damage_taken == 3 and a1.figures["stun_taken"] == 21
     assert k.figures["phases_used"] == 1 and b.figures["phases_used"] == 1 and a1.figures["phases_used"] == 0
     assert data.model_figures == (("phases_used", "Phases used"), ("stun_taken", "STUN taken"))
+
+
+def test_a_players_review_says_an_enemys_damage_is_hidden_never_zero(fought, client, kestrel, agent, player):
+    """Issue 20: "A number a viewer may not know is shown as hidden, never as 0." Kestrel's hit did 3 BODY and
+    21 STUN to Agent 1; the GM reads the numbers, a player reads that they are hidden."""
+    data = review.build(fought, is_gm=False)
+    by = {s.key: s for s in data.summaries}
+    k, a1 = by[key(kestrel)], by[key(agent, 1)]
+    assert "damage_dealt" in k.hidden and {"damage_taken", "stun_taken"} <= a1.hidden
+    assert dict(zip(Summary.COLUMNS, k.cells, strict=False))["damage_dealt"] == (0, True)
+    assert not review.build(fought, is_gm=True).has_hidden
+    page = phone_of(client, player).get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).content
+    row = re.search(r"<tr><th scope=\"row\">Kestrel</th>(.*?)</tr>", page.decode()).group(1)
+    cells = re.findall(r"<td>(.*?)</td>", row)
+    assert cells[5] == '<span class="hidden-figure">hidden</span>'  # Damage dealt
+    assert "No damage chart: the damage in this fight is the GM's to know." in html.unescape(page.decode())
 
 
 def test_the_review_page_and_exports_of_a_hero_encounter(fought, client, gm, player, campaign):

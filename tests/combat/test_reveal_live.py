@@ -103,17 +103,17 @@ def test_an_expanse_pc_is_offered_no_unseen_target_until_the_reveal():
     from combat.rules import expanse as ex
     from combat.rules.core import Reveal
     from combat.rules.dice import ScriptedDice
-    from combat.tables import expanse as table
+    from combat.tables import expanse_attacks as table
     from tests.combat.test_reveal_rules import ex_start
 
     t = ex_start(attack_reveals=False)
     luwe = t.state.fighter("luwe")
     for gm in (True, False):
-        assert [x.key for x in table._targets(t.state, luwe, gm)] == ["thug"]
+        assert [x.key for x in table.targets(t.state, luwe, gm)] == ["thug"]
     [revealed] = ex.decide(t.state, Reveal(fighter="sniper"), ScriptedDice(()))
     after = ex.evolve(t.state, revealed)
     for gm in (True, False):
-        assert [x.key for x in table._targets(after, after.fighter("luwe"), gm)] == ["thug", "sniper"]
+        assert [x.key for x in table.targets(after, after.fighter("luwe"), gm)] == ["thug", "sniper"]
 
 
 async def test_after_a_reveal_the_players_log_page_and_export_name_it_and_count_it(campaign, gm, player, pc, npc):

@@ -897,9 +897,9 @@ def test_write_back_keeps_within_what_the_ship_allows_now(enc, gm, lantern):
 # --- the after-action review ------------------------------------------------------------------------------------------
 
 
-def test_the_review_counts_power_dice_rolls_and_damage_by_ship_and_crew(
-    client, enc, gm, player, other_player, tess, oru, vrask, lantern, talon
-):
+def two_ship_turns(enc, gm, player, other_player, tess, oru, vrask, lantern, talon):
+    """The Red Talon's turn (Vrask spends two power dice, the Talon hits the Lantern for 9), then the Lantern's
+    (Tess spends two, and hits the Talon for 30)."""
     to_combat(enc, gm, player, other_player, tess, oru, talon)
     ok(enc, gm, "distribute_power", central=1)
     ok(enc, gm, "start_crew_turn", actor=key(vrask))
@@ -911,6 +911,12 @@ def test_the_review_counts_power_dice_rolls_and_damage_by_ship_and_crew(
     ok(enc, player, "start_crew_turn", actor=key(tess))
     ok(enc, player, "spend_power", dice=[2, 4], actor=key(tess), system="weapons", store="central", count=2)
     ok(enc, gm, "damage", ship=sid(talon), amount=30, by=key(tess))
+
+
+def test_the_review_counts_power_dice_rolls_and_damage_by_ship_and_crew(
+    client, enc, gm, player, other_player, tess, oru, vrask, lantern, talon
+):
+    two_ship_turns(enc, gm, player, other_player, tess, oru, vrask, lantern, talon)
     data = review.build(Encounter.objects.get(pk=enc.pk), is_gm=True)
     rows = {s.key: s for s in data.summaries}
     assert data.model_figures == (("power_dice_spent", "Power dice spent"),)
@@ -925,10 +931,14 @@ def test_the_review_counts_power_dice_rolls_and_damage_by_ship_and_crew(
     rows = {s.key: s for s in mine.summaries}
     assert rows[key(vrask)].figures == {"power_dice_spent": 0} and rows[key(tess)].figures == {"power_dice_spent": 2}
     assert 6 not in mine.faces and mine.damage_by_round == {1: 39}
+    # ... and says those are hidden, never a plain 0 (issue 20); Tess's own figures are whole.
+    assert {"power_dice_spent", "rolls"} <= rows[key(vrask)].hidden and not rows[key(tess)].hidden
+    assert not mine.damage_hidden and not data.has_hidden
     # The review page and its timeline, headed by ship turns.
     client.force_login(player)
     page = client.get(reverse("encounter_log", args=[enc.campaign_id, enc.pk])).content.decode()
     assert "Power dice spent" in page and "Red Talon&#x27;s turn" in page and "Set-up" in page
+    assert '<span class="hidden-figure">hidden</span>' in page and "is the GM's to know" in page
     assert "Initiative, crews and surprise" in page
     assert not shows_numbers(page)
     client.force_login(gm)

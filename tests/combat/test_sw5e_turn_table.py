@@ -76,7 +76,7 @@ def test_the_phone_names_the_action_a_bonus_action_allows(
     ok(enc, player, "distribute_power", actor=key(tess), central=1)
     ok(enc, player, "start_crew_turn", actor=key(tess))
     html = player_html(enc, player)
-    assert "Bonus action (Evade): ready" in html and "the bonus action (Evade only)" in html
+    assert "Bonus action (Evade): ready" in html and "Evade (bonus action)</button>" in html
     result = go(enc, player, "take_action", actor=key(tess), action="detect", slot="bonus")
     assert result.error == "Tess's bonus action is for Evade only."
     ok(enc, player, "take_action", actor=key(tess), action="evade", slot="bonus")

@@ -133,7 +133,7 @@ def test_every_models_default_target_is_a_standing_enemy_in_every_stored_state()
                 checked += 1
     for step, state in _states("burn_bryte"):
         for f in state.pcs():
-            targets = burn_bryte._targets(state, f)
+            targets = burn_bryte._targets(state, f, "Melee")
             if targets:
                 first = state.fighter(targets[0].key)
                 assert first.side != f.side and not first.down, (step, f.id)

@@ -29,6 +29,9 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
             "setting_failure_default": "consequence",
             "setting_surprise": "pcs",
             "setting_nova_at_cap": "hold",
+            "setting_range_check": "refuse",
+            "setting_grid_distance": "chebyshev",
+            "setting_extra_move": "speed",
             "setting_entered_dice": "on",
             "setting_attack_reveals": "on",
         },
@@ -45,7 +48,11 @@ def test_gm_builds_and_starts_an_encounter(gm_client, campaign, pc, other_pc, np
         "nova_at_zero": False,
         "nova_at_cap": "hold",
         "typed_damage": False,
+        "draining_on_miss": False,
         "ship_dark_no_room": False,
+        "range_check": "refuse",
+        "grid_distance": "chebyshev",
+        "extra_move": "speed",
     }
     state = store.load_state(encounter)
     assert state.phase == 2  # PCs surprised the enemies: round 1 starts with their turns
@@ -73,6 +80,9 @@ def test_builder_explains_what_is_wrong(gm_client, campaign, pc, npc, data, sent
         "setting_failure_default": "collapse",
         "setting_surprise": "none",
         "setting_nova_at_cap": "hold",
+        "setting_range_check": "refuse",
+        "setting_grid_distance": "chebyshev",
+        "setting_extra_move": "speed",
     }
     if "npc_qty" in data:
         post[f"npc_{npc.pk}"] = data.pop("npc_qty")
@@ -196,6 +206,9 @@ def test_archive_groups_encounters_by_session_with_outcomes(gm_client, campaign,
             "setting_failure_default": "collapse",
             "setting_surprise": "none",
             "setting_nova_at_cap": "hold",
+            "setting_range_check": "refuse",
+            "setting_grid_distance": "chebyshev",
+            "setting_extra_move": "speed",
         },
     )
     won = Encounter.objects.get(name="Won fight")

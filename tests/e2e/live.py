@@ -197,9 +197,10 @@ def keeps_gm_secrets(page, who, secrets):
 
 
 def reviews_keep_gm_secrets(gm, phones, encounter_url, encounter_name, secrets):
-    """After play, the GM and every phone open the encounter's log (timeline and charts), and each phone the
-    campaign's archive: no phone's page shows any of `secrets`. At least one of them must be on the GM's log,
-    or the players' check would prove nothing."""
+    """After play, the GM and every phone open the encounter's log (timeline, stories, highlights and charts), each
+    phone every moment of its replay (as the scrubber's steps ask for them) and the campaign's History: no phone's
+    page shows any of `secrets`. At least one of them must be on the GM's log, or the players' check would prove
+    nothing."""
     import re
 
     from playwright.sync_api import expect
@@ -215,9 +216,23 @@ def reviews_keep_gm_secrets(gm, phones, encounter_url, encounter_name, secrets):
         page.get_by_role("link", name="log and charts").click()
         expect(page.locator("#timeline li").first).to_be_visible()
         shows_no_gm_secrets(page, who, secrets)
+        replay_keeps_gm_secrets(page, who, secrets)
         page.goto(campaign_url + "archive/")
         expect(page.get_by_role("link", name=encounter_name)).to_be_visible()
         shows_no_gm_secrets(page, who, secrets)
+
+
+def replay_keeps_gm_secrets(page, who, secrets):
+    """No moment of the replay on `page` (the review page) shows any of `secrets`: each asked for as the scrubber's
+    steps ask (htmx, the replay alone)."""
+    count = int(page.locator("#replay .moment .where").inner_text().rsplit(" of ", 1)[1])
+    path = page.url.split("?")[0].split("#")[0]
+    for n in range(1, count + 1):
+        step = page.request.get(f"{path}?at={n}", headers={"HX-Request": "true", "HX-Target": "section#replay"})
+        body = step.text()
+        assert step.ok and f"entry {n} of {count}" in body, f"{who}: moment {n} of {path} did not open"
+        shown = [secret for secret in secrets if secret in body]
+        assert not shown, f"{who}'s moment {n} of {path} shows {shown}"
 
 
 def log_has(page, text):

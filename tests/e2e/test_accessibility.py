@@ -140,7 +140,7 @@ PAGES = {
     "session list": ("ana", ("All sessions",), "Sessions"),
     "session": ("ana", ("Next: Night at the relay",), "Night at the relay"),
     "encounter list": ("ana", ("All encounters",), "Encounters"),
-    "archive": ("ana", ("All encounters", "Archive by session"), "Archive"),
+    "history": ("ana", ("All encounters", "History"), "History"),
     "Burn Bryte table, my turn": ("ana", ("Ambush at the derelict relay",), "Ambush at the derelict relay"),
     "Burn Bryte table, waiting": ("ben", ("Ambush at the derelict relay",), "Ambush at the derelict relay"),
     "Burn Bryte table, the GM's": ("gm", ("Ambush at the derelict relay",), "Ambush at the derelict relay"),
@@ -189,6 +189,7 @@ def open_page(page, base, how):
     page.goto(base + "/")
     page.get_by_role("link", name=DEMO_CAMPAIGN).click()
     expect(page.get_by_role("heading", name=DEMO_CAMPAIGN, level=1)).to_be_visible()
+    page.wait_for_load_state("load")  # the heading is parsed before the stylesheet applies: audit the styled page
     for name in how:
         page.get_by_role("link", name=name, exact=True).first.click()
         page.wait_for_load_state("load")

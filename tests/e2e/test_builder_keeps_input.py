@@ -35,16 +35,20 @@ def test_each_checkbox_sits_beside_its_name_and_the_name_toggles_it(daphne_serve
     page = phone()
     log_in(page, daphne_server, "gm", DEMO_CAMPAIGN)
     page.get_by_role("link", name="New encounter").click()
+    # The builder loaded, its stylesheet applied: a measure taken while the page still lays out unstyled (a loaded
+    # machine) would compare a box and a row from two different layouts.
+    expect(page.get_by_role("heading", name="New encounter")).to_be_visible()
+    page.wait_for_load_state("load")
     boxes = page.locator("#id_pcs input[type=checkbox], #id_hidden input[type=checkbox]")
     assert boxes.count() >= 2
     for i in range(boxes.count()):
-        box = boxes.nth(i)
-        label = box.locator("xpath=ancestor::label[1]")
-        b, row = box.bounding_box(), label.bounding_box()
-        assert b and row
+        # The box and its label measured at one instant, in the page, so both come from one layout.
+        b, row, text = boxes.nth(i).evaluate(
+            """(box) => { const label = box.closest("label"); const r = (el) => el.getBoundingClientRect();
+            return [r(box).toJSON(), r(label).toJSON(), label.textContent.trim()]; }"""
+        )
         assert b["width"] < 40, "the box is a small square, not a wide field"
         assert b["height"] < row["height"] + 1 and row["y"] <= b["y"] + b["height"] / 2 <= row["y"] + row["height"]
-        text = label.evaluate("(l) => l.textContent.trim()")
         assert text, "each box has its name"
     unseen = page.locator("#id_hidden label").first
     box = unseen.locator("input[type=checkbox]")

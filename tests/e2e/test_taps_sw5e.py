@@ -51,6 +51,26 @@ def build(gm, encounter, away=("Mek-7",)):
     return start_built_encounter(gm)
 
 
+def tess_alone_against_the_talon(open_phone, base, encounter):
+    """The GM builds `encounter`: the Lantern with Tess alone aboard against the Red Talon. Tess joins and rolls
+    initiative, the GM puts the Talon last and starts combat. Returns (the GM's page, Tess's phone), Tess's
+    phone offering to store the reactor's dice and take her turn."""
+    gm = open_phone("gm")
+    log_in(gm, base, "gm")
+    url = build(gm, encounter, away=("Mek-7", "Oru Dax"))
+    tess = open_phone("ana")
+    join_table(tess, base, "ana", encounter, url)
+    tess.get_by_role("button", name="Roll initiative").click()
+    expect(tess.locator(".sheet .where")).to_contain_text("· initiative")
+    expect(gm.locator(".log li", has_text="Tess Varro rolls initiative")).to_have_count(1)
+    gm.get_by_label("Red Talon's initiative").fill("1")
+    gm.get_by_role("button", name="Set", exact=True).click()
+    log_has(gm, "The GM sets Red Talon's initiative to 1.")
+    gm.get_by_role("button", name="Start combat").click()
+    expect(tess.get_by_role("button", name="Store them and take my turn")).to_be_visible()
+    return gm, tess
+
+
 @pytest.mark.parametrize("screen", SCREENS, ids=list(SCREENS))
 def test_a_gunners_simple_turn_takes_at_most_three_taps(daphne_server, phone, screen):
     base, size = daphne_server, SCREENS[screen]
@@ -92,19 +112,7 @@ def test_a_gunners_simple_turn_takes_at_most_three_taps(daphne_server, phone, sc
 def test_a_lone_crew_members_simple_turn_stores_the_dice_within_the_three_taps(daphne_server, phone, screen):
     base, size = daphne_server, SCREENS[screen]
     open_phone, errors = phone_opener(lambda: phone(viewport=size))
-    encounter = f"Lone tap count {screen}"
-    gm = open_phone("gm")
-    log_in(gm, base, "gm")
-    url = build(gm, encounter, away=("Mek-7", "Oru Dax"))
-    tess = open_phone("ana")
-    join_table(tess, base, "ana", encounter, url)
-    tess.get_by_role("button", name="Roll initiative").click()
-    expect(tess.locator(".sheet .where")).to_contain_text("· initiative")
-    expect(gm.locator(".log li", has_text="Tess Varro rolls initiative")).to_have_count(1)
-    gm.get_by_label("Red Talon's initiative").fill("1")
-    gm.get_by_role("button", name="Set", exact=True).click()
-    log_has(gm, "The GM sets Red Talon's initiative to 1.")
-    gm.get_by_role("button", name="Start combat").click()
+    gm, tess = tess_alone_against_the_talon(open_phone, base, f"Lone tap count {screen}")
 
     # The Lantern's turn, counted from the moment Tess's phone offers it: the reactor's dice wait for her.
     taps = Taps(tess)
