@@ -175,9 +175,13 @@ def join_table(page, base, username, encounter, url):
 
 
 def watch_live(page):
-    """Mark the page (a reload would lose the mark, see `window.__noReload`) and wait for its socket."""
+    """Mark the page (a reload would lose the mark, see `window.__noReload`) and wait for its socket.
+
+    A click that navigates returns before the new page exists: wait for the table's badge first, or the mark
+    could land on the page being left (or fail with "Execution context was destroyed")."""
     from playwright.sync_api import expect
 
+    expect(page.locator("#live-status")).to_be_attached()
     page.evaluate("window.__noReload = true")
     expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
 
