@@ -1,3 +1,5 @@
+from datetime import timedelta
+
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -245,6 +247,12 @@ class ShareLink(models.Model):
 
     def __str__(self):
         return f"{self.encounter} shared by {self.created_by}"
+
+    @property
+    def last_day(self):
+        """The last moment the link works, for "Works until the end of <day>": a link given a last day ends at the
+        midnight after it, which the date alone would show as the next day."""
+        return None if self.expires_at is None else self.expires_at - timedelta(microseconds=1)
 
     @property
     def live(self) -> bool:

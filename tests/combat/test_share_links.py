@@ -72,12 +72,11 @@ def test_a_revoked_an_expired_or_an_unknown_link_is_not_found(ended, client, gm)
 
 def test_a_last_day_keeps_the_link_to_the_end_of_that_day_and_a_past_one_is_refused(ended, client, gm):
     client.force_login(gm)
-    tomorrow = (timezone.localdate() + timedelta(days=1)).isoformat()
-    share(client, ended, expires=tomorrow)
+    day = timezone.localdate() + timedelta(days=1)
+    share(client, ended, expires=day.isoformat())
     link = ShareLink.objects.get(encounter=ended)
-    assert (
-        link.expires_at > timezone.now() + timedelta(days=1) and "Works until" in share(client, ended).content.decode()
-    )
+    assert link.expires_at > timezone.now() + timedelta(days=1)
+    assert f"Works until the end of {day.day} {day:%b %Y}" in share(client, ended).content.decode()
     before = ShareLink.objects.count()
     page = share(client, ended, expires="2020-01-01").content.decode()
     assert "Choose an end date in the future" in page and ShareLink.objects.count() == before

@@ -161,13 +161,14 @@ def test_the_overlay_answers_404_where_the_watch_page_does(lurking, gm, why):
 
 def test_a_watch_link_with_a_last_day_says_until_when_and_stops_after_it(fought, client, gm):  # noqa: F811
     client.force_login(gm)
-    tomorrow = (timezone.localdate() + timedelta(days=1)).isoformat()
+    day = timezone.localdate() + timedelta(days=1)
     page = client.post(
-        reverse("watch_create", args=[fought.campaign_id, fought.pk]), {"expires": tomorrow}, follow=True
+        reverse("watch_create", args=[fought.campaign_id, fought.pk]), {"expires": day.isoformat()}, follow=True
     ).content.decode()
     link = ShareLink.objects.get(encounter=fought, kind=ShareLink.Kind.WATCH)
     assert link.expires_at > timezone.now() + timedelta(days=1)
-    assert "A watch link is ready" in page and "Works until" in page and link.token in page
+    # the day the GM chose, not the midnight after it
+    assert f"Works until the end of {day.day} {day:%b %Y}" in page and link.token in page
     assert Client().get(watch_url(fought)).status_code == 200
     ShareLink.objects.filter(pk=link.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
     assert Client().get(watch_url(fought)).status_code == 404
