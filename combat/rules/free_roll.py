@@ -18,7 +18,7 @@ A model registers it with: FreeRoll in COMMANDS, DiceRolled in EVENTS, `decide_f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from combat.rules import notation
@@ -135,9 +135,36 @@ def own_sentence(event: DiceRolled, doubles: bool = False) -> str:
     return f"You rolled {whose}: {result(event, doubles)}."
 
 
+@dataclass(frozen=True)
+class FreeRollFact:
+    """One dice term of a free roll in the review's facts (combat.review): its faces only. A free roll has no target,
+    so it neither succeeds nor fails and has no odds (no luck against them); it is not counted as one of the rules'
+    rolls (`counted`), only its faces are."""
+
+    sides: int
+    faces: tuple[int, ...]
+    succeeded: bool | None = None
+    doubles: bool = False
+    entered: bool = False
+    counted: bool = False
+    complexity: int = 0
+    chance: float | None = None
+
+
+def review_facts(facts: Any, event: DiceRolled, dice: bool) -> Any:
+    """A model's review facts of a free roll (`facts`, a dataclass with `actor` and `rolls`) made the roll's own:
+    its roller is the actor (the character filter and stories find it) and, when the viewer may read what came up
+    (`dice`), its dice are listed."""
+    terms = [term for term in notation.parse(event.notation) if term.sides]
+    cut = notation.split(tuple(terms), event.faces)
+    rolls = tuple(FreeRollFact(term.sides, faces) for term, faces in zip(terms, cut, strict=True)) if dice else ()
+    return replace(facts, actor=event.roller, action=False, rolls=rolls)
+
+
 __all__ = [
     "DiceRolled",
     "FreeRoll",
+    "FreeRollFact",
     "GM_SHOW",
     "SHOW",
     "decide_free_roll",
@@ -145,4 +172,5 @@ __all__ = [
     "evolve_dice_rolled",
     "own_sentence",
     "result",
+    "review_facts",
 ]
