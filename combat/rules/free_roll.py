@@ -14,15 +14,20 @@ log, frames and exports; the roller reads their own on their phone (selectors.ow
 
 A model registers it with: FreeRoll in COMMANDS, DiceRolled in EVENTS, `decide_free_roll` in its decide,
 `evolve_dice_rolled` in its evolve (the state does not change) and `describe_dice_rolled` in its describe.
+
+Burn Bryte's skill rolls (seed 000: "the k-th roll of a turn = k+1 dice") may be rolled as `k+1` (or `k`, `k+2`) for
+one of the character's skills, without knowing the numbers: its decide passes `skill_dice`, which works out k and
+the die size from the character, and the roll keeps the skill's name (`skill`) for the log.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from combat.rules import notation
-from combat.rules.core import Command, Event, Sight, require
+from combat.rules.core import Command, Event, RuleError, Sight, require
 from combat.rules.dice import Dice
 
 SHOW = {"all": "Everyone", "gm": "Me and the GM", "self": "Only me"}
@@ -40,6 +45,7 @@ class FreeRoll(Command):
     notation: str = ""
     show: str = "all"
     player: str = ""
+    skill: str = ""  # Burn Bryte: the skill a `k+1` roll is for
 
 
 @dataclass(frozen=True)
@@ -55,14 +61,21 @@ class DiceRolled(Event):
     total: int = 0
     show: str = "all"
     player: str = ""
+    skill: str = ""  # the skill a `k+1` roll was for (Burn Bryte); "" for plain dice
 
     @property
     def audience(self) -> str:  # type: ignore[override]
         return "public" if self.show == "all" else "gm"
 
 
-def decide_free_roll(state: Any, command: FreeRoll, dice: Dice) -> list[Event]:
-    """Any time, any phase. A player rolls in the name of their PC or in their own; the GM rolls as the GM."""
+SkillDice = Callable[[Any, Any, str], tuple[int, int]]  # (state, PC, skill) -> (k, the skill's die size)
+NOT_HERE = "k dice are Burn Bryte's skill rolls: here, write the dice, like 2d6+1."
+
+
+def decide_free_roll(state: Any, command: FreeRoll, dice: Dice, skill_dice: SkillDice | None = None) -> list[Event]:
+    """Any time, any phase. A player rolls in the name of their PC or in their own; the GM rolls as the GM.
+    `skill_dice`: the model's k and die size of a PC's skill, for `k+1` rolls (Burn Bryte); None elsewhere."""
+    roller = None
     if command.actor:
         roller = state.fighter(command.actor)
         require(roller.side == "pc", "Only a player character rolls in its own name; the GM rolls as the GM.")
@@ -70,7 +83,17 @@ def decide_free_roll(state: Any, command: FreeRoll, dice: Dice) -> list[Event]:
         require(command.show in SHOW, "Choose who sees the roll: everyone, you and the GM, or only you.")
     else:
         require(command.show in GM_SHOW, "Choose who sees the GM's roll: everyone, or no one but the GM.")
-    terms = notation.parse(command.notation)
+    text, skill = command.notation, ""
+    offset = notation.skill_offset(text)
+    if offset is not None:
+        if skill_dice is None:
+            raise RuleError(NOT_HERE)
+        if roller is None:
+            raise RuleError("Roll k dice as your character: the dice come from their skill.")
+        require(bool(command.skill), "Choose the skill to roll k dice for.")
+        k, sides = skill_dice(state, roller, command.skill)
+        text, skill = notation.skill_dice(offset, k, sides), command.skill
+    terms = notation.parse(text)
     faces: tuple[int, ...] = ()
     for term in terms:
         if term.sides:
@@ -83,6 +106,7 @@ def decide_free_roll(state: Any, command: FreeRoll, dice: Dice) -> list[Event]:
             faces=faces,
             total=notation.total(terms, faces),
             show=command.show,
+            skill=skill,
         )
     ]
 
@@ -101,7 +125,8 @@ def result(event: DiceRolled, doubles: bool = False) -> str:
     for term in terms:
         body = f"{term.count}d{term.sides} ({', '.join(map(str, next(rolled)))})" if term.sides else str(term.count)
         parts.append(("- " if term.sign < 0 else "+ ") + body)
-    text = f"{event.notation}: {' '.join(parts).removeprefix('+ ')} = {event.total}"
+    what = f"{event.skill} {event.notation}" if event.skill else event.notation
+    text = f"{what}: {' '.join(parts).removeprefix('+ ')} = {event.total}"
     if doubles:
         cut = notation.split(terms, event.faces)
         twice = any(len(set(faces)) < len(faces) for faces in cut)

@@ -1,10 +1,12 @@
-"""How the free-roll stored-log fixture (tests/combat/fixtures/logs/burn_bryte-free_rolls.json) was made.
+"""How the free-roll stored-log fixtures (tests/combat/fixtures/logs/burn_bryte-*free_rolls.json) were made.
 
 The table's dice roller (combat/rules/free_roll.py, issue 19) writes one event, `dice_rolled`, in every model; this
 fixture pins how it is stored. One short Burn Bryte fight with scripted dice:
   free_rolls  a PC's roll for everyone, one for the GM, one for their own eyes only, a player's roll in their own
               name (no PC), the GM's public and secret rolls, a roll taken back (undone), all between skill rolls
-              of a PC's turn, which the free rolls leave as they were.
+              of a PC's turn, which the free rolls leave as they were;
+and one recorded once a skill roll could be written `k+1` (the event then kept the skill's name):
+  skill_free_rolls  `k+1` and `k` rolls for a PC's skills, before and during their turn, for everyone and for the GM.
 
 The committed JSON file is the fixture: `python -m tests.combat.record_free_roll_logs` writes it only when it is
 missing (a fixture is never recorded again by later code; that would hide a change in what a stored log replays to).
@@ -40,7 +42,20 @@ def free_rolls() -> Fight:
     return t
 
 
-FIGHTS = {"free_rolls": free_rolls}
+def skill_free_rolls() -> Fight:
+    t = fight(crew())
+    t.do(FreeRoll(actor="luwe", notation="k+1", skill="Stealth", show="all"), faces=[2, 6])
+    for enemy, target in (("boss", "luwe"), ("captain", "balla"), ("grunt", "furo")):
+        t.do(bb.Declare(enemy=enemy, target=target, text="laser pistol"))
+    t.do(bb.StartPlayers())
+    t.do(bb.PickNext(next="luwe"))
+    t.do(bb.SkillRoll(actor="luwe", skill="Melee", intent="attack", target="boss"), faces=[1, 7])
+    t.do(FreeRoll(actor="luwe", notation="k+1", skill="Ranged", show="gm"), faces=[10, 8, 8])
+    t.do(FreeRoll(actor="balla", notation="k", skill="Presence", show="all"), faces=[4])
+    return t
+
+
+FIGHTS = {"free_rolls": free_rolls, "skill_free_rolls": skill_free_rolls}
 
 
 def main() -> None:
