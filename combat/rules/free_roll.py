@@ -69,7 +69,7 @@ class DiceRolled(Event):
 
 
 SkillDice = Callable[[Any, Any, str], tuple[int, int]]  # (state, PC, skill) -> (k, the skill's die size)
-NOT_HERE = "k dice are Burn Bryte's skill rolls: here, write the dice, like 2d6+1."
+NOT_HERE = "Only Burn Bryte rolls k dice for a skill: here, write the dice, like 2d6+1."
 
 
 def decide_free_roll(state: Any, command: FreeRoll, dice: Dice, skill_dice: SkillDice | None = None) -> list[Event]:

@@ -20,7 +20,7 @@ from combat.rules import notation
 from combat.rules import sw5e as sw
 from combat.rules.core import Logged, RuleError, replay, wording
 from combat.rules.dice import Dice, ScriptedDice
-from combat.rules.free_roll import DiceRolled, FreeRoll, own_sentence
+from combat.rules.free_roll import NOT_HERE, DiceRolled, FreeRoll, own_sentence
 from tests.combat import test_burn_bryte_rules as bbt
 from tests.combat import test_expanse_rules as ext
 from tests.combat import test_hero_rules as ht
@@ -248,8 +248,8 @@ def test_a_wrong_k_roll_is_refused_with_a_sentence(actor, text, skill, sentence)
 
 
 @pytest.mark.parametrize("model", ["hero", "expanse", "sw5e"])
-def test_other_models_say_k_dice_are_burn_brytes(model):
+def test_other_models_say_only_burn_bryte_rolls_k_dice(model):
     engine, _, begun = MODELS[model]()
     state = _state(begun)
-    with pytest.raises(RuleError, match="k dice are Burn Bryte's skill rolls: here, write the dice, like 2d6\\+1."):
+    with pytest.raises(RuleError, match=re.escape(NOT_HERE)):
         engine.decide(state, FreeRoll(actor=state.pcs()[0].id, notation="k+1", skill="Melee"), ScriptedDice([]))
