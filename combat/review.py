@@ -35,7 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from combat import tables
-from combat.models import Encounter
+from combat.models import Encounter, EncounterEvent
+from combat.rules import free_roll
 from combat.rules.core import MARKER_SENTENCES, Revealed, Sight, active_events, is_marker
 from combat.store import engine_for, load_initial, load_log
 
@@ -135,7 +136,9 @@ def _subjects_for(table: tables.Table, show_all: bool) -> Callable[[object], lis
     return subjects
 
 
-def build(encounter: Encounter, is_gm: bool, players_only: bool = False) -> Review:
+def build(encounter: Encounter, is_gm: bool, players_only: bool = False, reader: int | None = None) -> Review:
+    """`reader`: the user id of the player it is for: their own free rolls that other players do not read (to the
+    GM, or for themself) are in their timeline, in their phone's words."""
     engine = engine_for(encounter)
     table = tables.get(encounter.model)
     show_all = may_see_gm_only(encounter, is_gm) and not players_only  # a share link: what players see in play
@@ -159,6 +162,8 @@ def build(encounter: Encounter, is_gm: bool, players_only: bool = False) -> Revi
     damage_by_round: dict[int, int] = defaultdict(int)
     complexity: dict[int, list[float]] = defaultdict(lambda: [0, 0, 0.0])
     steps: list[Step] = []
+    own = reader is not None and not show_all and not players_only  # a share link is no one's own
+    own_rolls = _own_rolls(encounter, reader) if own and reader is not None else set()
     for item in log:
         event = item.event
         if is_marker(event):
@@ -184,6 +189,12 @@ def build(encounter: Encounter, is_gm: bool, players_only: bool = False) -> Revi
             text, f = event.kind.replace("_", " ").capitalize() + ".", None
         gm_only = event.audience == "gm"
         shown = text is not None and (show_all or not gm_only)
+        if isinstance(event, free_roll.DiceRolled) and f is not None:
+            readable = event.show == "all" or (event.show == "gm" and show_all)
+            f = free_roll.review_facts(f, event, dice=readable or item.seq in own_rolls)
+            if not shown and item.seq in own_rolls:  # the reader's own hidden roll: theirs alone to read
+                text = free_roll.own_sentence(event, doubles=encounter.model == "burn_bryte")
+                entries.append(_entry(item.seq, event, text, f, not counted))
         if shown:
             entries.append(
                 Entry(
@@ -223,6 +234,20 @@ def build(encounter: Encounter, is_gm: bool, players_only: bool = False) -> Revi
         steps=steps,
         show_all=show_all,
     )
+
+
+def _own_rolls(encounter: Encounter, reader: int) -> set[int]:
+    """The seqs of `reader`'s own free rolls other players do not read (one query)."""
+    rows = EncounterEvent.objects.filter(
+        encounter_id=encounter.pk, kind=free_roll.DiceRolled.kind, audience="gm", actor_id=reader
+    )
+    return set(rows.values_list("seq", flat=True))
+
+
+def _entry(seq: int, event, text: str, f, undone: bool) -> Entry:
+    """The timeline's entry of a roll only its roller (and perhaps the GM) reads, for its roller."""
+    dice = [(r.sides, r.faces) for r in f.rolls]
+    return Entry(seq, event.kind, text, f.round, f.phase, f.turn, f.actor, undone, True, dice)
 
 
 def _count(f, summaries, faces, damage_by_round, complexity) -> None:

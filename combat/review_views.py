@@ -56,7 +56,8 @@ def _review(request, encounter, is_gm: bool, players_only: bool = False, **extra
     moment = replay.build(encounter, is_gm, request.GET.get("at"), players_only=players_only)
     if request.htmx and _target(request) == "replay":  # a step of the replay: that alone, no review
         return render(request, "combat/log.html#replay", {"encounter": encounter, "replay": moment})
-    data = review.build(encounter, is_gm, players_only=players_only)
+    reader = None if is_gm or players_only else request.user.pk  # a player's own hidden rolls are theirs to read
+    data = review.build(encounter, is_gm, players_only=players_only, reader=reader)
     fighter = request.GET.get("fighter", "")
     kind = request.GET.get("kind", "")
     fighter = fighter if fighter in data.fighters else ""

@@ -10,6 +10,7 @@ from django.db.models import Case, F, When
 from campaigns.models import Character, Membership
 from combat import tables
 from combat.models import Encounter, EncounterEvent
+from combat.rules.burn_bryte.stats import SKILLS
 from combat.rules.core import MARKER_SENTENCES, WORDING, Undone, active_events, from_json, sentence
 from combat.rules.free_roll import DiceRolled, own_sentence
 from combat.store import engine_for, load_initial, load_log
@@ -71,6 +72,7 @@ def private_view(encounter: Encounter, state, user_id: int, rolls: dict[int, tup
     roller = {
         "roll_as": mine or (("", "yourself"),),  # a player with no PC here rolls in their own name
         "own_rolls": rolls.get(user_id, ()),
+        "roll_skills": roll_skills(encounter, state, user_id),
     }
     # The model's private view is a PrivateView too: the roller's part goes last so its defaults do not win.
     return context(
@@ -79,6 +81,15 @@ def private_view(encounter: Encounter, state, user_id: int, rolls: dict[int, tup
         tables.get(encounter.model).private_view(encounter, state, user_id),
         roller,
     )
+
+
+def roll_skills(encounter: Encounter, state, user_id: int) -> tuple[str, ...]:
+    """The skills a Burn Bryte player rolls `k+1` dice for (those of their PCs, in the sheet's order); none
+    elsewhere. The phone sends the name; the server works out the dice (free_roll.decide_free_roll)."""
+    if encounter.model != "burn_bryte":
+        return ()
+    held = {skill for f in state.pcs() if f.owner == user_id for skill in f.skills}
+    return tuple(skill for skill in SKILLS if skill in held)
 
 
 OWN_ROLLS = 5  # a player's own hidden rolls shown in their dice fold

@@ -14,15 +14,20 @@ log, frames and exports; the roller reads their own on their phone (selectors.ow
 
 A model registers it with: FreeRoll in COMMANDS, DiceRolled in EVENTS, `decide_free_roll` in its decide,
 `evolve_dice_rolled` in its evolve (the state does not change) and `describe_dice_rolled` in its describe.
+
+Burn Bryte's skill rolls (seed 000: "the k-th roll of a turn = k+1 dice") may be rolled as `k+1` (or `k`, `k+2`) for
+one of the character's skills, without knowing the numbers: its decide passes `skill_dice`, which works out k and
+the die size from the character, and the roll keeps the skill's name (`skill`) for the log.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from combat.rules import notation
-from combat.rules.core import Command, Event, Sight, require
+from combat.rules.core import Command, Event, RuleError, Sight, require
 from combat.rules.dice import Dice
 
 SHOW = {"all": "Everyone", "gm": "Me and the GM", "self": "Only me"}
@@ -40,6 +45,7 @@ class FreeRoll(Command):
     notation: str = ""
     show: str = "all"
     player: str = ""
+    skill: str = ""  # Burn Bryte: the skill a `k+1` roll is for
 
 
 @dataclass(frozen=True)
@@ -55,14 +61,21 @@ class DiceRolled(Event):
     total: int = 0
     show: str = "all"
     player: str = ""
+    skill: str = ""  # the skill a `k+1` roll was for (Burn Bryte); "" for plain dice
 
     @property
     def audience(self) -> str:  # type: ignore[override]
         return "public" if self.show == "all" else "gm"
 
 
-def decide_free_roll(state: Any, command: FreeRoll, dice: Dice) -> list[Event]:
-    """Any time, any phase. A player rolls in the name of their PC or in their own; the GM rolls as the GM."""
+SkillDice = Callable[[Any, Any, str], tuple[int, int]]  # (state, PC, skill) -> (k, the skill's die size)
+NOT_HERE = "Only Burn Bryte rolls k dice for a skill: here, write the dice, like 2d6+1."
+
+
+def decide_free_roll(state: Any, command: FreeRoll, dice: Dice, skill_dice: SkillDice | None = None) -> list[Event]:
+    """Any time, any phase. A player rolls in the name of their PC or in their own; the GM rolls as the GM.
+    `skill_dice`: the model's k and die size of a PC's skill, for `k+1` rolls (Burn Bryte); None elsewhere."""
+    roller = None
     if command.actor:
         roller = state.fighter(command.actor)
         require(roller.side == "pc", "Only a player character rolls in its own name; the GM rolls as the GM.")
@@ -70,7 +83,17 @@ def decide_free_roll(state: Any, command: FreeRoll, dice: Dice) -> list[Event]:
         require(command.show in SHOW, "Choose who sees the roll: everyone, you and the GM, or only you.")
     else:
         require(command.show in GM_SHOW, "Choose who sees the GM's roll: everyone, or no one but the GM.")
-    terms = notation.parse(command.notation)
+    text, skill = command.notation, ""
+    offset = notation.skill_offset(text)
+    if offset is not None:
+        if skill_dice is None:
+            raise RuleError(NOT_HERE)
+        if roller is None:
+            raise RuleError("Roll k dice as your character: the dice come from their skill.")
+        require(bool(command.skill), "Choose the skill to roll k dice for.")
+        k, sides = skill_dice(state, roller, command.skill)
+        text, skill = notation.skill_dice(offset, k, sides), command.skill
+    terms = notation.parse(text)
     faces: tuple[int, ...] = ()
     for term in terms:
         if term.sides:
@@ -83,6 +106,7 @@ def decide_free_roll(state: Any, command: FreeRoll, dice: Dice) -> list[Event]:
             faces=faces,
             total=notation.total(terms, faces),
             show=command.show,
+            skill=skill,
         )
     ]
 
@@ -101,7 +125,8 @@ def result(event: DiceRolled, doubles: bool = False) -> str:
     for term in terms:
         body = f"{term.count}d{term.sides} ({', '.join(map(str, next(rolled)))})" if term.sides else str(term.count)
         parts.append(("- " if term.sign < 0 else "+ ") + body)
-    text = f"{event.notation}: {' '.join(parts).removeprefix('+ ')} = {event.total}"
+    what = f"{event.skill} {event.notation}" if event.skill else event.notation
+    text = f"{what}: {' '.join(parts).removeprefix('+ ')} = {event.total}"
     if doubles:
         cut = notation.split(terms, event.faces)
         twice = any(len(set(faces)) < len(faces) for faces in cut)
@@ -135,9 +160,36 @@ def own_sentence(event: DiceRolled, doubles: bool = False) -> str:
     return f"You rolled {whose}: {result(event, doubles)}."
 
 
+@dataclass(frozen=True)
+class FreeRollFact:
+    """One dice term of a free roll in the review's facts (combat.review): its faces only. A free roll has no target,
+    so it neither succeeds nor fails and has no odds (no luck against them); it is not counted as one of the rules'
+    rolls (`counted`), only its faces are."""
+
+    sides: int
+    faces: tuple[int, ...]
+    succeeded: bool | None = None
+    doubles: bool = False
+    entered: bool = False
+    counted: bool = False
+    complexity: int = 0
+    chance: float | None = None
+
+
+def review_facts(facts: Any, event: DiceRolled, dice: bool) -> Any:
+    """A model's review facts of a free roll (`facts`, a dataclass with `actor` and `rolls`) made the roll's own:
+    its roller is the actor (the character filter and stories find it) and, when the viewer may read what came up
+    (`dice`), its dice are listed."""
+    terms = [term for term in notation.parse(event.notation) if term.sides]
+    cut = notation.split(tuple(terms), event.faces)
+    rolls = tuple(FreeRollFact(term.sides, faces) for term, faces in zip(terms, cut, strict=True)) if dice else ()
+    return replace(facts, actor=event.roller, action=False, rolls=rolls)
+
+
 __all__ = [
     "DiceRolled",
     "FreeRoll",
+    "FreeRollFact",
     "GM_SHOW",
     "SHOW",
     "decide_free_roll",
@@ -145,4 +197,5 @@ __all__ = [
     "evolve_dice_rolled",
     "own_sentence",
     "result",
+    "review_facts",
 ]

@@ -5,8 +5,10 @@ a whole number. Spaces and capitals do not matter. There are limits, so no one r
 MAX_DICE dice in all, dice of 2 to MAX_SIDES sides, MAX_TERMS terms and numbers up to MAX_NUMBER. Every refusal
 is one sentence (core.RuleError).
 
-Burn Bryte's skill rolls need nothing of their own: roll N dice of the skill's size (`3d8`); the model's log
-sentence says whether they show doubles.
+Burn Bryte's skill rolls (seed 000: "the k-th roll of a turn = k+1 dice", each of the skill's size) may also be
+written `k+1` (or `k`, `k+2`, `k-1`): `skill_offset` reads it, and `skill_dice` turns it into plain dice once the
+model has worked out k and the die size from the character (free_roll.decide_free_roll); the plain dice then keep
+every limit above. The model's log sentence says whether they show doubles.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ MAX_LENGTH = 60
 
 NOT_NOTATION = "That is not dice notation: write it like 2d6+1, 3d8 or d20."
 
+_SKILL = re.compile(r"k(?:([+-])(\d{1,3}))?")
 _TERM = re.compile(r"([+-]?)(\d*)(?:(d)(\d+|%))?")
 
 
@@ -82,6 +85,22 @@ def _term(sign: int, number: str, die: str, sides: str) -> Term:
     if not 2 <= size <= MAX_SIDES:
         raise RuleError(f"A die has 2 to {MAX_SIDES} sides.")
     return Term(sign, count, size)
+
+
+def skill_offset(notation: str) -> int | None:
+    """What `notation` adds to k when it is a skill roll's `k`, `k+1` or `k-1` (0, 1, -1); None when it is not one."""
+    match = _SKILL.fullmatch("".join(str(notation).split()).lower())
+    if match is None:
+        return None
+    sign, number = match.groups()
+    return (-1 if sign == "-" else 1) * int(number or 0)
+
+
+def skill_dice(offset: int, k: int, sides: int) -> str:
+    """`k+offset` dice of `sides` sides, written plainly (`3d8`) for `parse`, which keeps the limits."""
+    if k + offset < 1:
+        raise RuleError("Roll at least one die of each kind.")
+    return f"{k + offset}d{sides}"
 
 
 def normal(terms: tuple[Term, ...]) -> str:

@@ -6,7 +6,7 @@ from combat.rules import notation
 from combat.rules.core import RuleError
 from combat.rules.free_roll import FreeRoll
 
-NOTATIONS = ["2d6", "3d6+2", "d20-1", "1d4+1d8+3", "d%", "4d8", "2d1", "101d6", "d", "3d6*2", "", "1d1001"]
+NOTATIONS = ["2d6", "k+1", "3d6+2", "d20-1", "1d4+1d8+3", "d%", "4d8", "2d1", "101d6", "d", "3d6*2", "", "1d1001"]
 SHOWN = ["all", "all", "gm", "self", "nobody"]
 
 

@@ -20,7 +20,7 @@ from combat.rules import notation
 from combat.rules import sw5e as sw
 from combat.rules.core import Logged, RuleError, replay, wording
 from combat.rules.dice import Dice, ScriptedDice
-from combat.rules.free_roll import DiceRolled, FreeRoll, own_sentence
+from combat.rules.free_roll import NOT_HERE, DiceRolled, FreeRoll, own_sentence
 from tests.combat import test_burn_bryte_rules as bbt
 from tests.combat import test_expanse_rules as ext
 from tests.combat import test_hero_rules as ht
@@ -189,3 +189,67 @@ def test_burn_bryte_says_whether_a_skill_roll_shows_doubles():
     assert bb.describe(state, twice) == "Luwe rolls 3d8: 3d8 (2, 5, 5) = 12 — doubles."
     [clean] = bb.decide(state, FreeRoll(actor="luwe", notation="3d8"), ScriptedDice([2, 5, 7]))
     assert bb.describe(state, clean) == "Luwe rolls 3d8: 3d8 (2, 5, 7) = 14 — no doubles."
+
+
+# --- Burn Bryte's k+1 skill rolls -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "offset"),
+    [("k", 0), ("k+1", 1), (" K + 2 ", 2), ("k-1", -1), ("k+1d6", None), ("kk", None), ("2d6", None), ("k+1000", None)],
+)
+def test_k_notation_is_read_as_what_it_adds_to_k(text, offset):
+    assert notation.skill_offset(text) == offset
+
+
+def test_a_k_plus_1_roll_takes_its_dice_from_the_character_and_the_turn():
+    """Seed 000 (Burn Bryte, via seeds/README.md: "k-th roll of a turn = k+1 dice, any doubles fails") and its
+    example: "She rolls 2d8 [...] She rolls 3d10 as this is the second action during her turn." The player writes
+    k+1 and picks the skill; the server counts k and reads the skill's die size from the sheet."""
+    _, before, state = bb_states()  # before: Phase 1; state: Luwe's turn has begun, no skill roll made yet
+    assert state.turn == "luwe" and state.turn_rolls == 0
+    [first] = bb.decide(state, FreeRoll(actor="luwe", notation="k+1", skill="Melee"), ScriptedDice([1, 7]))
+    assert (first.notation, first.faces, first.skill) == ("2d8", (1, 7), "Melee")
+    assert bb.describe(state, first) == "Luwe rolls Melee 2d8: 2d8 (1, 7) = 8 — no doubles."
+    # After her first skill roll of the turn, k is 2: k+1 is 3 dice, and a free roll leaves the count alone.
+    rolled = bb.evolve(
+        state, *bb.decide(state, bb.SkillRoll(actor="luwe", skill="Melee", intent="other"), ScriptedDice([1, 7]))
+    )
+    assert bb.evolve(rolled, first) == rolled
+    [second] = bb.decide(rolled, FreeRoll(actor="luwe", notation="k+1", skill="Melee"), ScriptedDice([8, 6, 6]))
+    assert (second.notation, second.total) == ("3d8", 20)
+    assert bb.describe(rolled, second) == "Luwe rolls Melee 3d8: 3d8 (8, 6, 6) = 20 — doubles."
+    [k] = bb.decide(rolled, FreeRoll(actor="luwe", notation="k", skill="Melee", show="self"), ScriptedDice([3, 4]))
+    assert own_sentence(k, doubles=True) == "You rolled for yourself: Melee 2d8: 2d8 (3, 4) = 7 — no doubles."
+    # Outside their turn (here Ballallanava's in Phase 2, and anyone's in Phase 1) a roll is the turn's first.
+    [other] = bb.decide(rolled, FreeRoll(actor="balla", notation="k+1", skill="Presence"), ScriptedDice([9, 2]))
+    assert other.notation == "2d10"
+    [early] = bb.decide(before, FreeRoll(actor="luwe", notation="k+2", skill="Melee"), ScriptedDice([1, 2, 3]))
+    assert early.notation == "3d8"
+    assert bb.CODEC.event_from_json(bb.CODEC.event_to_json(second)) == second
+
+
+@pytest.mark.parametrize(
+    ("actor", "text", "skill", "sentence"),
+    [
+        ("luwe", "k+1", "Presence", "Luwe has no Presence skill."),
+        ("luwe", "k+1", "Piloting", "Choose one of Luwe's skills."),
+        ("luwe", "k+1", "", "Choose the skill to roll k dice for."),
+        ("", "k+1", "Melee", "Roll k dice as your character: the dice come from their skill."),
+        ("luwe", "k-1", "Melee", "Roll at least one die of each kind."),
+        ("luwe", "k+999", "Melee", "A roll has at most 100 dice."),
+        ("luwe", "k+1+2", "Melee", "That is not dice notation"),
+    ],
+)
+def test_a_wrong_k_roll_is_refused_with_a_sentence(actor, text, skill, sentence):
+    _, _, state = bb_states()
+    with pytest.raises(RuleError, match=re.escape(sentence)):
+        bb.decide(state, FreeRoll(actor=actor, notation=text, skill=skill), ScriptedDice([]))
+
+
+@pytest.mark.parametrize("model", ["hero", "expanse", "sw5e"])
+def test_other_models_say_only_burn_bryte_rolls_k_dice(model):
+    engine, _, begun = MODELS[model]()
+    state = _state(begun)
+    with pytest.raises(RuleError, match=re.escape(NOT_HERE)):
+        engine.decide(state, FreeRoll(actor=state.pcs()[0].id, notation="k+1", skill="Melee"), ScriptedDice([]))

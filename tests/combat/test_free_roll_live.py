@@ -19,6 +19,7 @@ from combat import exports, selectors, services
 from combat.models import ExportJob
 from combat.rules.dice import ScriptedDice
 from combat.tasks import run_export
+from tests.combat.phone_forms import form_sending
 from tests.combat.test_consumers import (  # noqa: F401  (fixtures)
     QUIET,
     _close_worker_connections,
@@ -204,3 +205,21 @@ def test_a_phone_shows_its_five_newest_hidden_rolls_and_not_an_undone_one(campai
     rolls = selectors.hidden_rolls(encounter)
     assert rolls[player.pk] == tuple(f"You rolled for yourself: 1d8: 1d8 ({n}) = {n}." for n in (6, 5, 4, 3, 2))
     assert set(rolls) == {player.pk}  # nobody else has any
+
+
+def test_a_burn_bryte_phone_rolls_k_plus_1_for_a_skill_without_knowing_the_dice(campaign, gm, player, pc, npc):
+    """Issue 19: "`k+1` dice for Burn Bryte skills" (seed 000: "the k-th roll of a turn = k+1 dice" of the skill's
+    size). The phone offers the character's skills; the server works out the dice from the sheet."""
+    pc.stats = {**pc.stats, "skill_melee": 8}
+    pc.save()
+    encounter = build_encounter(campaign, gm, [pc], npc)
+    form = form_sending(client_page(player, encounter), "roll")
+    assert form is not None and form.options["skill"][:2] == ["", "Computers"] and "Melee" in form.options["skill"]
+    assert "8" not in " ".join(form.options["skill"])  # the player picks a skill, not dice
+    data = {**form.sends, "notation": "k+1", "skill": "Melee", "show": "all"}
+    assert services.submit(encounter.pk, player, "roll", data, "k1", dice=ScriptedDice([3, 7])).ok
+    assert "Luwe rolls Melee 2d8: 2d8 (3, 7) = 10 — no doubles." in client_page(gm, encounter)
+    refused = services.submit(encounter.pk, player, "roll", {**data, "skill": "Piloting"}, "k2")
+    assert not refused.ok and refused.error == "Choose one of Luwe's skills."
+    gm_form = form_sending(client_page(gm, encounter), "roll")
+    assert gm_form is not None and "skill" not in gm_form.options  # the GM has no character's skills to roll

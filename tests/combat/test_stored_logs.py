@@ -26,3 +26,19 @@ def test_a_stored_log_replays_to_its_stored_state_and_words(path):
     final, words = replay_with_words(engine, initial, log)
     assert as_stored(engine.State, to_json(final), data["final"]) == data["final"]
     assert [list(pair) for pair in words] == data["words"]
+
+
+def test_a_stored_log_pins_the_free_rolls_of_every_audience():
+    """Issue 19's dice roller: its `dice_rolled` event as the log stores it, for everyone, for the GM, for the roller
+    alone, in a player's own name and as the GM's secret roll (tests/combat/record_free_roll_logs.py)."""
+    data = json.loads((PATHS[0].parent / "burn_bryte-free_rolls.json").read_text())
+    rolls = [e["payload"]["data"] for e in data["events"] if e["payload"]["kind"] == "dice_rolled"]
+    assert {(r["show"], bool(r["roller"]), bool(r["player"])) for r in rolls} == {
+        ("all", False, False),  # the GM, for everyone
+        ("gm", False, False),  # the GM's secret roll
+        ("all", True, False),
+        ("gm", True, False),
+        ("self", True, False),
+        ("all", False, True),  # a player in their own name
+    }
+    assert set(rolls[0]) == {"faces", "notation", "player", "roller", "show", "total"}

@@ -73,7 +73,7 @@ from combat.rules.free_roll import FreeRoll, decide_free_roll
 
 def decide(state: State, command: Command, dice: Dice) -> list[Event]:
     if isinstance(command, FreeRoll):  # any time, in any phase; it changes nothing, so nothing follows
-        return decide_free_roll(state, command, dice)
+        return _free_roll(state, command, dice)
     _require(not state.ended, "This encounter has ended.")
     handler = DECIDERS.get(type(command))
     if handler is None:
@@ -111,6 +111,21 @@ def _roll_faces(
 
 
 # --- Phase 1: enemies declare -----------------------------------------------------------------------------------------
+
+
+def _free_roll(state: State, c: FreeRoll, dice: Dice) -> list[Event]:
+    """The table's dice roller, with skill rolls written `k+1` for one of the PC's skills (_skill_pool)."""
+    return decide_free_roll(state, c, dice, skill_dice=_skill_pool)
+
+
+def _skill_pool(state: State, pc: Fighter, skill: str) -> tuple[int, int]:
+    """k and the die size of a free `k+1` roll: "the k-th roll of a turn = k+1 dice" (seed 000; "the first skill
+    roll of a turn is complexity 2, each further skill roll that turn +1"), so k is the number of `pc`'s next skill
+    roll in their turn (1 outside it), and the dice are the size of `skill` on their sheet."""
+    if skill not in pc.skills:
+        raise RuleError(f"{pc.name} has no {skill} skill." if skill in SKILLS else f"Choose one of {pc.name}'s skills.")
+    k = state.turn_rolls + 1 if state.phase == 2 and state.turn == pc.id else 1
+    return k, pc.skills[skill]
 
 
 def _declare(state: State, c: Declare, dice: Dice) -> list[Event]:
@@ -514,7 +529,7 @@ def _damage_ship(state: State, c: DamageShip, dice: Dice) -> list[Event]:
 
 
 DECIDERS: dict[type[Command], Callable[[State, Any, Dice], list[Event]]] = {
-    FreeRoll: decide_free_roll,  # decide() runs it first: in any phase, and nothing follows it
+    FreeRoll: _free_roll,  # decide() runs it first: in any phase, and nothing follows it
     Declare: _declare,
     ChangeDeclaration: _change_declaration,
     StartPlayers: _start_players,
