@@ -28,7 +28,7 @@ def roll(page, dice, show):
     fold = page.locator("details.dice-roller")
     if fold.get_attribute("open") is None:
         fold.locator("summary").click()
-    fold.get_by_label("Dice").fill(dice)
+    fold.get_by_label("Dice", exact=True).fill(dice)
     fold.get_by_label(show).check()
     fold.get_by_role("button", name="Roll the dice").click()
 
