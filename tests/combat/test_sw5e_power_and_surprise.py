@@ -20,12 +20,13 @@ from ships.models import Ship
 from tests.combat import test_sw5e_table as fight
 from tests.combat.helpers import state_of
 from tests.combat.phone_forms import forms
-from tests.combat.test_sw5e_phone import lantern_first
+from tests.combat.test_sw5e_phone import fight_ship, lantern_first
 from tests.combat.test_sw5e_rules import Table, begin, crew, frigate, hawk
 from tests.combat.test_sw5e_table import gm_html, key, ok, player_html, sid
 from tests.ships.test_ships import ship_data, visible_text
 
-tess, oru, vrask, lantern, talon = fight.tess, fight.oru, fight.vrask, fight.lantern, fight.talon
+# The fight's fixtures (pytest finds them as names of this module).
+tess, oru, vrask, lantern, talon, enc = fight.tess, fight.oru, fight.vrask, fight.lantern, fight.talon, fight.enc
 
 # --- 1. power dice spent on shields -----------------------------------------------------------------------------------
 
@@ -105,12 +106,6 @@ def test_the_phone_spends_on_shields_and_both_screens_show_the_points_restored(
     gm_page = html.unescape(gm_html(enc))
     assert said in gm_page and "24/30" in gm_page
 
-
-def fight_ship(enc, name):
-    return Ship.objects.get(campaign=enc.campaign, name=name)
-
-
-enc = fight.enc
 
 # --- 2. every setting explains itself ---------------------------------------------------------------------------------
 
