@@ -57,11 +57,23 @@ class Ship(models.Model):
         'them, e.g. "laser cannons (+5 2d6+2), ion cannon"; in combat each fires once a round.',
     )
     con_mod = models.SmallIntegerField(
-        "Constitution modifier", default=0, help_text="Added to each hull die a Patch rolls."
+        "Constitution modifier",
+        default=0,
+        help_text="Before size: the size's Con adjustment (rules notes: Tiny −4, Small −2, Large +2, Huge +4, "
+        "Gargantuan +6 to the score, so half that to the modifier) is added. Counted in hull points and added to "
+        "each hull die a Patch rolls.",
     )
-    dex_mod = models.SmallIntegerField("Dexterity modifier", default=0, help_text="Counted in AC, capped by armour.")
+    dex_mod = models.SmallIntegerField(
+        "Dexterity modifier",
+        default=0,
+        help_text="Before size: the size's Dex adjustment (rules notes: Tiny +4, Small +2, Large −2, Huge −4, "
+        "Gargantuan −6 to the score, so half that to the modifier) is added. Counted in AC, capped by armour.",
+    )
     str_mod = models.SmallIntegerField(
-        "Strength modifier", default=0, help_text="Added to each shield die when shield points are worked out."
+        "Strength modifier",
+        default=0,
+        help_text="Added to each shield die when shield points are worked out (the rules notes adjust no size's "
+        "Strength).",
     )
     armour = models.CharField(
         max_length=12,
@@ -74,13 +86,14 @@ class Ship(models.Model):
         "AC (GM override)",
         null=True,
         blank=True,
-        help_text="Leave blank to use the AC the armour and Dexterity give (tier bonuses and the like go here).",
+        help_text="Leave blank to use 10 + the Dexterity modifier with the size's adjustment, capped by the armour. "
+        'The notes\' "(+ tier bonus)" gives no numbers, so it is not included: type the AC here to count it.',
     )
     points_from_size = models.BooleanField(
         "work out maximum hull and shield points",
         default=False,
-        help_text="From size, tier, Constitution, Strength and the shield type (first die at its maximum, the rest "
-        "averaged). Off: the maximums typed here are the GM's override.",
+        help_text="From size, tier, Constitution and Strength (each with the size's adjustment) and the shield type "
+        "(first die at its maximum, the rest averaged). Off: the maximums typed here are the GM's override.",
     )
     initiative_mod = models.SmallIntegerField(
         "initiative modifier",
@@ -153,13 +166,13 @@ class Ship(models.Model):
         """Hull points from size, tier and Constitution (None while the size or tier are out of range)."""
         if self.size not in sw5e.SIZES or self.tier is None or self.tier > 5:
             return None
-        return gear.hull_points(self.size, self.tier, self.con_mod or 0)
+        return gear.hull_points(self.size, self.tier, self.con_modifier)
 
     @property
     def derived_shields_max(self) -> int | None:
         if self.derived_hull_max is None or self.shield_type not in sw5e.SHIELD_TYPES:
             return None
-        return gear.shield_points(self.size, self.tier, self.str_mod or 0, self.shield_type)
+        return gear.shield_points(self.size, self.tier, self.str_modifier, self.shield_type)
 
     @property
     def system_damage_effects(self) -> tuple[str, ...]:
@@ -167,7 +180,20 @@ class Ship(models.Model):
 
     @property
     def derived_ac(self) -> int:
-        return gear.armour_class(self.armour if self.armour in gear.ARMOUR else "none", self.dex_mod or 0)
+        return gear.armour_class(self.armour if self.armour in gear.ARMOUR else "none", self.dex_modifier)
+
+    # The modifiers with the size's adjustment (ship.py SIZE_ADJUSTMENTS): what the rules and the fight use.
+    @property
+    def con_modifier(self) -> int:
+        return sw5e.sized_modifier(self.size, "con", self.con_mod or 0)
+
+    @property
+    def dex_modifier(self) -> int:
+        return sw5e.sized_modifier(self.size, "dex", self.dex_mod or 0)
+
+    @property
+    def str_modifier(self) -> int:
+        return sw5e.sized_modifier(self.size, "str", self.str_mod or 0)
 
     @property
     def armour_class(self) -> int:

@@ -41,8 +41,8 @@ def ship_dict(row: Ship, *, side: str | None = None, surprised: bool = False, cr
         "coupling": row.coupling,
         "power": row.stored_power(),
         "weapons": row.weapon_list(),
-        "con_mod": row.con_mod,
-        "str_mod": row.str_mod,
+        "con_mod": row.con_modifier,  # with the size's adjustment
+        "str_mod": row.str_modifier,
         "ac": row.armour_class,
         "armour": row.armour,
         "initiative_mod": row.initiative_mod,

@@ -81,7 +81,7 @@ def test_the_ship_form_works_out_hull_and_shields_and_keeps_typed_values_as_the_
     assert (ship.armour_class, ship.damage_reduction) == (12, 3)
     page = visible_text(gm_client.get(ship.get_absolute_url()))
     assert "45 / 45" not in page and "39 / 39 (maximum derived from size, tier and Con)" in page
-    assert "12 (derived: 10 + Dex 3, Deflection" in page
+    assert "12 (derived: 10 + Dex 3 with size, Deflection" in page
 
     data = ship_data(name="Typed", con_mod=1, ac_override=15)  # hull 30 / 40 typed by hand
     assert gm_client.post(create, data).status_code == 302

@@ -1168,6 +1168,7 @@ def test_the_model_declares_its_interface():
         "critical",
         "bonus_actions",
         "shield_die_mod",
+        "shield_power",
         "npc_at_zero",
         "destroyed_by",
         "disabled_crew",
@@ -1268,6 +1269,9 @@ OPS = (
         "assign",
         "allow",
         "stabilise",
+        "surprise",
+        "work_out",
+        "start",
         "undo",
         "undo",
     ]
@@ -1334,6 +1338,13 @@ def command_for(state, op, who, seed):
         return sw.AssignCrew(fighter=actor, ship=target, station=rng.choice(["", "pilot", "gunner"]) if target else "")
     if op == "stabilise":
         return sw.Stabilise(actor=state.acting or actor, modifier=rng.randint(-6, 8))
+    if op == "surprise":  # set-up only: refused once combat has started
+        return sw.SetSurprise(target=rng.choice(["hawk", "frigate", *PEOPLE]), surprised=rng.random() < 0.6)
+    if op == "work_out":
+        hiders = tuple(rng.sample(["hawk", "frigate", "nowhere"], rng.randint(0, 2)))
+        return sw.WorkOutSurprise(hiders=hiders)
+    if op == "start":
+        return sw.StartCombat()
     name = rng.choice(["jam", "second wind"])  # "Second Wind" is also Dex's and Vrask's bonus action (fresh_combat)
     return sw.AllowAction(action=name, helm=rng.random() < 0.5, repeat=rng.random() < 0.5)
 
@@ -1373,7 +1384,8 @@ def assert_invariants(state):
 def fresh_combat(seed):
     """Ships with weapon stats and Strength modifiers (a shield die adds them); Dex and Vrask have a feature's own
     bonus action, Mira one with no action named; half the time the GM lets a bonus action be any action; the
-    settings for ships at 0 hull points vary with the seed too (test_sw5e_disabled)."""
+    settings for ships at 0 hull points vary with the seed too (test_sw5e_disabled). One seed in four stays in
+    set-up, so setting surprise and working it out from Stealth are played too."""
     second_wind = {"bonus_action": True, "bonus_action_for": "Second Wind"}
     at_zero = (
         {},
@@ -1394,10 +1406,16 @@ def fresh_combat(seed):
             "used": seed % 3 == 0,  # a used ship: a crew member's 1 calls for a destruction save
         },
         frigate_over={"weapons": ["turbolaser (+4 2d10)"], "ac": 14, "armour": "reinforced", "str_mod": -3},
-        crew_over={"dex": second_wind, "vrask": second_wind, "mira": {"bonus_action": True}},
+        crew_over={
+            "dex": second_wind,
+            "vrask": {**second_wind, "stealth_mod": 4, "passive_perception": 13},
+            "mira": {"bonus_action": True},
+            "kira": {"stealth_mod": 3, "passive_perception": 14},
+        },
     )
     t.undo_last()
-    t.run(sw.StartCombat(), SeededDice(seed))
+    if seed % 4:  # else the fight stays in set-up, where surprise is set by hand or worked out, until "start"
+        t.run(sw.StartCombat(), SeededDice(seed))
     return t
 
 

@@ -194,7 +194,9 @@ def _set_surprise(state: State, c: SetSurprise, dice: Dice) -> list[Event]:
 def _work_out_surprise(state: State, c: WorkOutSurprise, dice: Dice) -> list[Event]:
     """Seed: "the GM compares the Dexterity (Stealth) checks of anyone hiding with the passive Wisdom (Perception)
     score of each creature on the opposing side." A crew member who notices no one hiding is surprised; a ship
-    whose whole crew notices no one is surprised. Crewless ships keep what the GM set by hand."""
+    whose whole crew notices no one is surprised. A ship that hides is checked too, against the Stealth of the other
+    side's hiders: when both sides hide, each can surprise the other. Crewless ships, and ships with nobody hiding
+    against them, keep what the GM set by hand."""
     _setup(state)
     hiding = tuple(state.ship(sid) for sid in dict.fromkeys(c.hiders))
     _require(bool(hiding), "Choose the ships that hide.")
@@ -207,7 +209,7 @@ def _work_out_surprise(state: State, c: WorkOutSurprise, dice: Dice) -> list[Eve
     for ship in state.ships:
         against = [total for total, side in totals if side != ship.side]
         crew = state.crew(ship.id)
-        if ship in hiding or not against or not crew:
+        if not against or not crew:
             continue
         # A passive score notices a Stealth check it beats (or meets, under the "noticed" setting).
         caught = {f.id: not any(f.passive_perception - t > (0 if ties_hide else -1) for t in against) for f in crew}
@@ -559,6 +561,9 @@ def _spend_power(state: State, c: SpendPower, dice: Dice) -> list[Event]:
     )
     sides = power_die(state, ship)
     faces = (1,) * c.count if sides == 1 else dice.roll(c.count, sides)
+    restored = 0
+    if c.system == "shields" and state.setting("shield_power") == "restore":
+        restored = max(0, min(shields_max(state, ship), ship.shields + sum(faces)) - ship.shields)
     return [
         PowerSpent(
             fighter=f.id,
@@ -568,6 +573,7 @@ def _spend_power(state: State, c: SpendPower, dice: Dice) -> list[Event]:
             sides=sides,
             faces=faces,
             note=_clean_text(c.note),
+            shield_points=restored,
         )
     ]
 

@@ -310,7 +310,15 @@ def _power_spent(v: Viewer, event: PowerSpent) -> str | None:
             f"{', '.join(map(str, event.faces))}, total {sum(event.faces)}"
         )
     note = f": {event.note}" if event.note else ""
-    return f"{v.name(event.fighter)} spends {count} {source} on {event.system} ({rolled}){note}."
+    restored = ""
+    if event.shield_points > 0:
+        ship = v.state.ship(event.ship)
+        gained = max(0, min(shields_max(v.state, ship), ship.shields + event.shield_points) - ship.shields)
+        restored = (
+            f", restoring {_plural(gained, 'shield point')} (shields {ship.shields + gained}/"
+            f"{shields_max(v.state, ship)})"
+        )
+    return f"{v.name(event.fighter)} spends {count} {source} on {event.system} ({rolled}){restored}{note}."
 
 
 def _ship_damaged(v: Viewer, event: ShipDamaged) -> str | None:

@@ -220,6 +220,8 @@ class PowerSpent(Event):
     sides: int = 0  # 1: a flat 1 per die (tier 0)
     faces: tuple[int, ...] = ()
     note: str = ""
+    # Shield points the dice restored (setting "shield_power"); 0 in logs stored before they did (issue 18).
+    shield_points: int = 0
 
 
 @dataclass(frozen=True)

@@ -275,7 +275,10 @@ def _shield_die_rolled(state: State, event: ShieldDieRolled) -> State:
 def _power_spent(state: State, event: PowerSpent) -> State:
     ship = state.ship(event.ship)
     power = {**ship.power, event.store: max(0, ship.stored(event.store) - len(event.faces))}
-    return put_ship(state, replace(ship, power=power))
+    shields = ship.shields
+    if event.shield_points > 0 and ship.status != "destroyed":  # dice spent on shields restore them, up to the top
+        shields = max(shields, min(shields_max(state, ship), shields + event.shield_points))
+    return put_ship(state, replace(ship, power=power, shields=shields))
 
 
 # --- the GM's hand ----------------------------------------------------------------------------------------------------

@@ -15,6 +15,18 @@ SIZES = {
 }
 SIZE_CHOICES = tuple((k, k.capitalize()) for k in SIZES)
 
+# The rules notes' "Str/Dex/Con adj." by size, to the ability scores: the notes give Dexterity and Constitution
+# numbers only (Strength is never adjusted). Every adjustment is even, so it moves the modifier by exactly half.
+SIZE_ADJUSTMENTS = {
+    "tiny": {"dex": 4, "con": -4},
+    "small": {"dex": 2, "con": -2},
+    "medium": {},
+    "large": {"dex": -2, "con": 2},
+    "huge": {"dex": -4, "con": 4},
+    "gargantuan": {"dex": -6, "con": 6},
+}
+MOD_RANGE = (-10, 20)  # the modifiers a ship may have (the engine refuses others)
+
 TIERS = range(6)
 
 # Shield type: (capacity multiplier, regeneration multiplier)
@@ -82,3 +94,14 @@ def shield_regeneration(shield_type: str, tier_die: int) -> int:
     """Shield points regained by spending one shield die: its maximum × the type's regeneration multiplier."""
     _, regen = SHIELD_TYPES[shield_type]
     return int(tier_die * regen)
+
+
+def size_adjustment(size: str, ability: str) -> int:
+    """What the size adds to the ability's modifier: half the notes' adjustment to the score (0 for Strength)."""
+    return SIZE_ADJUSTMENTS.get(size, {}).get(ability, 0) // 2
+
+
+def sized_modifier(size: str, ability: str, own: int) -> int:
+    """The ship's modifier with its size's adjustment: `own` is the modifier before size (the GM's typed number)."""
+    low, high = MOD_RANGE
+    return max(low, min(high, own + size_adjustment(size, ability)))

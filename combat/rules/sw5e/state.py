@@ -14,26 +14,44 @@ from combat.rules.sw5e.stats import STATIONS
 
 # The GM's choices for an encounter (`State.settings`); `State.setting` falls back to their defaults.
 SETTINGS: tuple[Setting, ...] = (
-    Setting("entered_initiative", "Players may enter the face of a physical d20 for initiative", False),
+    Setting(
+        "entered_initiative",
+        "Players may enter the face of a physical d20 for initiative",
+        False,
+        help='Rules notes: "Every PC rolls initiative (d20 + Dex modifier + bonuses)". Off by default: the server '
+        "rolls; on, a player may type the face of their own d20 instead.",
+    ),
     Setting(
         "ties",
         "Ships tied on initiative",
         "gm",
         choices=(("gm", "The GM orders them"), ("pcs_first", "PC ships first, then the GM orders the rest")),
+        help='Rules notes: "DEFAULT ties: the GM orders them."',
     ),
     Setting(
         "over_capacity",
         "Power dice assigned to a full store",
         "refuse",
         choices=(("refuse", "Are refused with a sentence"), ("lose", "Are lost")),
+        help='Rules notes: "Coupling (where dice are stored; excess is lost, DEFAULT)". By default the crew is told '
+        'the store is full and may assign the dice elsewhere; under "Are lost" the excess is lost.',
     ),
     Setting(
         "unassigned_power",
         "Power dice the crew leaves unassigned",
         "central_then_lost",
         choices=(("central_then_lost", "Fill the central store, the rest are lost"), ("lost", "Are lost")),
+        help='Rules notes: "Where produced dice go when several stores have room (DEFAULT: the crew assigns; '
+        'unassigned dice fill central storage first, then are lost)."',
     ),
-    Setting("tier0_power", "Tier 0 power die", 1, choices=((1, "Flat 1"), (2, "d2"), (4, "d4"))),
+    Setting(
+        "tier0_power",
+        "Tier 0 power die",
+        1,
+        choices=((1, "Flat 1"), (2, "d2"), (4, "d4")),
+        help='Rules notes: "Power dice: die size by tier — tier 0: 1 (DEFAULT flat 1), tier 1 d4, 2 d6, 3 d8, 4 d10, '
+        '5 d12."',
+    ),
     Setting(
         "surprised_ship",
         "A surprised ship's first turn",
@@ -42,12 +60,18 @@ SETTINGS: tuple[Setting, ...] = (
             ("crew", "Reactor and shields work; its crew skip their first turns"),
             ("skip", "The whole ship turn is lost"),
         ),
+        help="Rules notes: \"Surprised crew members: the ship's turn still happens; they skip their individual "
+        'turn" (default). Under "The whole ship turn is lost" a crew member the GM cleared of surprise is skipped '
+        "with the ship: nobody aboard acts on its first turn.",
     ),
     Setting(
         "stealth_ties",
         "Working out surprise: a Stealth check equal to a passive Perception score",
         "hidden",
         choices=(("hidden", "Stays hidden: the passive score is the number to meet"), ("noticed", "Is noticed")),
+        help='Rules notes: "GM compares Dexterity (Stealth) of hiders with passive Wisdom (Perception). Anyone (a '
+        'ship or a single crew member) that notices no threat is surprised." They leave a tie open; by default a '
+        "Stealth check equal to the passive score stays hidden.",
     ),
     Setting(
         "fire_power",
@@ -57,6 +81,9 @@ SETTINGS: tuple[Setting, ...] = (
             ("hit", "Spent only when the attack hits (default: the crew spends them after seeing the roll)"),
             ("declared", "Spent when the weapon fires, hit or miss"),
         ),
+        help='Rules notes: "Spending a die is rolling it" and "Central dice fuel anything; a system\'s dice fuel only '
+        "that system's abilities\" (a weapon takes the weapons store's dice, then the central store's). By default "
+        "the dice are spent only when the attack hits.",
     ),
     Setting(
         "critical",
@@ -66,6 +93,8 @@ SETTINGS: tuple[Setting, ...] = (
             ("double_dice", "A 20 always hits and doubles the damage dice; a 1 always misses (default, as in 5e)"),
             ("none", "Only the total against the target's AC counts"),
         ),
+        help='Rules notes: "Armour: AC 10 + Dex mod"; attacks roll against AC. They leave natural 20s and 1s open; by '
+        "default, as in 5e, a natural 20 always hits and doubles the damage dice and a natural 1 always misses.",
     ),
     Setting(
         "bonus_actions",
@@ -90,10 +119,25 @@ SETTINGS: tuple[Setting, ...] = (
         '"spends and rolls a shield die"; by default the rolled die adds the Strength modifier too.',
     ),
     Setting(
+        "shield_power",
+        "Power dice a crew member spends on shields",
+        "restore",
+        choices=(
+            ("restore", "Restore as many shield points as they roll, up to the shield maximum (default)"),
+            ("roll", "Are only rolled and taken from the store: the table applies what they fuel"),
+        ),
+        help="Rules notes: \"Central dice fuel anything; a system's dice fuel only that system's abilities. Spending "
+        'a die is rolling it", and power dice from the coupling are "spent as the rules allow on damage or shields". '
+        "By default dice spent on shields restore that many shield points, capped at the shield maximum; unlike "
+        "passive regeneration they work at 0 shield points.",
+    ),
+    Setting(
         "enemy_numbers",
         "NPC ships' hull, shields and power",
         "hidden",
         choices=(("hidden", "GM only (damage dealt is public)"), ("public", "Everyone sees them")),
+        help="By default an NPC ship's hull, shields, power, AC and armour are the GM's to know; players see the "
+        "damage dealt.",
     ),
 )
 
