@@ -7,11 +7,12 @@ from dataclasses import replace
 
 import pytest
 
+from campaigns.models import Character
 from combat import services
 from combat.rules import burn_bryte as bb
 from combat.rules.core import RuleError
+from tests.combat.helpers import act, state_of, valid_sheet
 from tests.combat.helpers import combatant_key as key
-from tests.combat.helpers import state_of
 from tests.combat.test_burn_bryte_gear import fight, words
 from tests.combat.test_burn_bryte_gm_turns import form_data, gm_page, last_words
 from tests.combat.test_burn_bryte_phone import (  # noqa: F401 (fixtures)
@@ -216,3 +217,41 @@ def test_the_gm_spends_a_pcs_nova_points_with_the_phones_rules(enc, gm, player, 
     assert last_words(enc) == ["Luwe spends 1 Nova point on an ability with a skill roll: Star Lance."]
     assert state_of(enc).fighter(key(luwe)).nova_points == 0
     assert "gm-nova" not in gm_page(enc)  # nobody has a Nova point left
+
+
+@pytest.fixture
+def bomber(campaign, player):
+    sheet = valid_sheet("burn_bryte", skill_ranged=8, weapon_name=["grenade"], weapon_burst=1)
+    return Character.objects.create(campaign=campaign, name="Bomber", owner=player, system="burn_bryte", stats=sheet)
+
+
+def test_the_gms_burst_form_ticks_an_adjacent_roller_and_applying_it_ends_their_turn(
+    campaign, gm, player, bomber, furo, npc
+):
+    """Notes: "Burst N: every creature within N squares of a point"; "At 0 Health Levels a creature takes no
+    actions". Bomber throws a Burst 1 grenade (with a Nova's 2 extra) at the Nivick beside her."""
+    encounter = services.create_encounter(
+        campaign, gm, name="Close", model="burn_bryte", pcs=[bomber, furo], enemies=[(npc, 1)]
+    )
+    enc = services.start_encounter(encounter, gm)
+    go(enc, gm, "place", fighter=key(bomber), to="C3")
+    go(enc, gm, "place", fighter=key(npc, 1), to="D3")
+    go(enc, gm, "declare", enemy=key(npc, 1), target=key(furo), text="claws")
+    go(enc, gm, "start_players")
+    go(enc, player, "claim_turn", actor=key(bomber))
+    data = {"actor": key(bomber), "skill": "Ranged", "intent": "attack", "target": key(npc, 1), "extra_damage": 2}
+    go(enc, player, "skill_roll", faces=[2, 5], **data)
+    page = gm_page(enc)
+    ticked = re.findall(r'name="targets" value="([^"]+)" checked>', page)
+    assert sorted(ticked) == sorted([key(bomber), key(npc, 1)])
+    act(enc, gm, "place_burst", targets=ticked)  # as the GM's screen posts the ticked boxes
+    ended, burst = last_words(enc, 2)
+    assert ended == "Bomber's turn ends: at 0 Health Levels they take no actions."
+    assert burst == (
+        "Bomber's Burst hits Nivick, Bomber for 3 damage each. Bomber drops to 0 Health Levels and gains a minor "
+        "negative condition."
+    )
+    state = state_of(enc)
+    assert state.turn == "" and state.fighter(key(bomber)).down
+    page = gm_page(enc)
+    assert "Skip this round" in page  # the round goes on: the GM may pick or skip Furo
