@@ -189,7 +189,14 @@ def public_view(encounter, state, gm: bool) -> PlayersTable:
             if not f.down and f.aware_of and not any(d.enemy == f.id and not d.extra for d in state.declarations)
         ),
         everyone=tuple(Named(key=f.id, name=f.name) for f in state.fighters),
-        open_declarations=tuple(_declaration(state, sight, d) for d in state.declarations if not d.outcome),
+        open_declarations=tuple(
+            _declaration(state, sight, d) for d in state.declarations if not d.outcome and not d.defended
+        ),
+        nova_holders=tuple(
+            Named(key=f.id, name=f"{f.name} ({f.nova_points} Nova)")
+            for f in state.pcs()
+            if f.nova_points and (not f.down or state.settings.get("nova_at_zero"))
+        ),
         skills=tuple(bb.SKILLS),
         categories=tuple(bb.SKILL_CATEGORIES),
         burst_choices=tuple(Named(key=f.id, name=f.name) for f in state.fighters if not f.down),

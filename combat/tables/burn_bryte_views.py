@@ -166,7 +166,8 @@ class GmTable(PlayersTable):
     all_pcs: tuple[Named, ...] = gm_only(())
     undeclared: tuple[str, ...] = gm_only(())  # enemies aware of the party yet to declare, unseen ones too
     everyone: tuple[Named, ...] = gm_only(())
-    open_declarations: tuple[GmDeclarationRow, ...] = gm_only(())
+    open_declarations: tuple[GmDeclarationRow, ...] = gm_only(())  # not yet resolved nor defended: changeable
+    nova_holders: tuple[Named, ...] = gm_only(())  # PCs who may spend Nova points now, "Luwe (2 Nova)"
     skills: tuple[str, ...] = gm_only(())
     categories: tuple[str, ...] = gm_only(())
     burst_choices: tuple[Named, ...] = gm_only(())  # every creature still up, for a Burst's area
@@ -257,3 +258,4 @@ class BurnBrytePrivate(PrivateView):
     rescue: Rescue | None = None  # another PC's failed roll this player may spend a shared Advantage on
     out_of_turn: str = ""  # what this player may do while waiting, in words
     nova_at_zero: bool = False  # the GM lets a PC at 0 Health Levels spend Nova points
+    extra_damage_max: int = bb.EXTRA_DAMAGE_MAX  # an ability's or Nova's extra damage a player may add to an attack

@@ -16,9 +16,10 @@ from tests.conftest import examples
 UNARMED = bb.Weapon()
 
 
-def fight(weapon=UNARMED, ship=("Ark", 2, 3), shield=0, **settings):
+def fight(weapon=UNARMED, ship=("Ark", 2, 3), shield=0, health=3, **settings):
     """Luwe (Ranged d10, Knowledge d8, the weapon) against a boss (3 HL) and a grunt (2 HL); Luwe's turn."""
     luwe = replace(pc("luwe", "Luwe", Ranged=10, Knowledge=8), weapon=weapon, shield=shield, shield_max=shield)
+    luwe = replace(luwe, health=health)
     fighters = (luwe, pc("furo", "Furo", owner=2, Athletics=8), enemy("boss", "Boss", 3), enemy("grunt", "Grunt"))
     t = Table(bb.initial_state(fighters, 3, {"surprise": "pcs", **settings}, ship=ship))
     if t.state.phase == 2:
@@ -49,13 +50,13 @@ def test_a_personal_shield_absorbs_an_attack_before_health_levels():
     assert bb.write_back(t.state)["luwe"]["shield"] == 0  # the spent shield stays spent on the sheet
 
 
-def test_an_unarmed_attack_deals_1_and_extra_damage_2_deals_2_whatever_is_typed():
+def test_an_unarmed_attack_deals_1_and_extra_damage_2_deals_2():
     """Notes: "Attacks deal 1 damage to one target on success unless a weapon or ability says more (Extra Damage
-    2 ...)". The damage comes from the sheet's weapon; a typed value above 1 stays an override."""
+    2 ...)". The damage comes from the sheet's weapon; an ability's extra damage adds to it."""
     t = fight()
     t.do(bb.SkillRoll(actor="luwe", skill="Ranged", intent="attack", target="boss"), faces=[1, 2])
     assert t.state.fighter("boss").health == 2
-    t.do(bb.SkillRoll(actor="luwe", skill="Ranged", intent="attack", target="boss", damage=2), faces=[1, 2, 3])
+    t.do(bb.SkillRoll(actor="luwe", skill="Ranged", intent="attack", target="boss", extra_damage=1), faces=[1, 2, 3])
     assert t.state.fighter("boss").health == 0
     t = fight(weapon=bb.Weapon(name="heavy blaster", damage=2))
     t.do(bb.SkillRoll(actor="luwe", skill="Ranged", intent="attack", target="boss"), faces=[1, 2])
@@ -162,7 +163,9 @@ def test_the_sheet_gives_the_weapon_and_the_shield():
 
 GEAR_ACTIONS = st.lists(
     st.tuples(
-        st.sampled_from(["attack", "drain", "burst", "place", "ship", "repair", "end", "claim", "undo"]),
+        st.sampled_from(
+            ["attack", "drain", "burst", "place", "ship", "repair", "end", "claim", "undo", "extra", "skip", "phase"]
+        ),
         st.integers(0, 3),
         st.integers(0, 10_000),
     ),
@@ -178,34 +181,56 @@ def test_random_gear_play_replays_and_a_refused_command_changes_nothing(actions)
     import random as _r  # tests only: picks faces for scripted dice
 
     weapon = bb.Weapon(name="splash gun", damage=1, charge=3, draining=True, burst=1)
-    t = fight(weapon=weapon, shield=1, ship_dark_no_room=True)
+    t = fight(weapon=weapon, shield=1, health=2, ship_dark_no_room=True)  # Luwe is soon down to her own Burst
     keys = ["boss", "grunt", "luwe", "furo"]
     for what, who, seed in actions:
         rng = _r.Random(seed)
-        s = t.state
+        s, logged = t.state, len(t.log)
         try:
-            if what in ("attack", "drain", "burst") and s.turn:
+            if what in ("attack", "drain", "burst", "extra") and s.turn:
                 f = s.fighter(s.turn)
                 skill = "Ranged" if "Ranged" in f.skills else "Athletics"
                 n = s.complexity(f, skill)
                 target = "" if what == "burst" else keys[who % 2]
-                command = bb.SkillRoll(actor=s.turn, skill=skill, intent="attack", target=target, drain=what == "drain")
+                extra = who if what == "extra" else 0  # an ability's or Nova's extra damage (0 to 3)
+                command = bb.SkillRoll(
+                    actor=s.turn, skill=skill, intent="attack", target=target, drain=what == "drain", extra_damage=extra
+                )
                 t.do(command, faces=[rng.randint(1, f.skills[skill]) for _ in range(n)])
             elif what == "place":
-                t.do(bb.PlaceBurst(targets=tuple(keys[: who + 1])))
+                t.do(bb.PlaceBurst(targets=tuple((keys * 2)[seed % 4 : seed % 4 + who + 1])))  # the roller too, often
             elif what in ("ship", "repair"):
                 t.do(bb.DamageShip(change=-1 if what == "ship" else 1))
             elif what == "end" and s.turn:
                 t.do(bb.EndTurn(actor=s.turn) if not s.pending_failure else bb.ResolveFailure())
             elif what == "claim":
                 t.do(bb.ClaimTurn(actor=["luwe", "furo"][who % 2]))
+            elif what == "skip":
+                t.do(bb.SkipTurn(pc=["luwe", "furo"][who % 2]))
+            elif what == "phase":  # the round moves on: refused while a Burst waits for its area
+                if s.phase == 1:
+                    for enemy in ("boss", "grunt"):
+                        if not s.fighter(enemy).down and not any(d.enemy == enemy for d in s.declarations):
+                            t.do(bb.Declare(enemy=enemy, target=["luwe", "furo"][who % 2]))
+                    t.do(bb.StartPlayers())
+                elif s.phase == 2:
+                    t.do(bb.StartEnemies())
+                else:
+                    for d in s.declarations:
+                        if not d.outcome:
+                            t.do(bb.Resolve(declaration=d.id, outcome="hit"))
+                    t.do(bb.NextRound())
             elif what == "undo" and t.log:
                 t.undo_last()
                 continue
         except RuleError:
-            assert t.state == s  # refused: nothing changed
+            assert len(t.log) != logged or t.state == s  # refused: nothing changed (a phase step is several commands)
         st_ = t.state
         assert replay(bb.evolve, t.initial, t.log) == st_
         assert 0 <= st_.ship_health <= st_.ship_health_max
+        # A PC at 0 Health Levels is never the one acting (a failed roll waits for the GM, who ends the turn).
+        assert not st_.turn or not st_.fighter(st_.turn).down or st_.pending_failure
+        # A Burst waiting for its area never outlives Phase 2.
+        assert st_.pending_burst is None or st_.phase == 2
         for f in st_.fighters:
             assert 0 <= f.health <= f.health_max and 0 <= f.shield <= max(f.shield_max, 1)

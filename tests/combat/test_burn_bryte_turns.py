@@ -180,8 +180,8 @@ def test_a_nova_ability_with_a_skill_roll_waits_for_the_owners_turn(start):
     [spent] = t.do(bb.SpendNova(actor="furo", points=1, roll=True, note="Star Lance"))
     assert t.state.fighter("furo").nova_points == 0
     assert bb.describe(t.state, spent) == "Furo spends 1 Nova point on an ability with a skill roll: Star Lance."
-    t.do(bb.SkillRoll(actor="furo", skill="Melee", intent="attack", target="boss", damage=2), faces=[2, 5])
-    assert t.state.fighter("boss").health == 1
+    t.do(bb.SkillRoll(actor="furo", skill="Melee", intent="attack", target="boss", extra_damage=1), faces=[2, 5])
+    assert t.state.fighter("boss").health == 1  # Star Lance's extra damage on top of the unarmed 1
 
 
 def test_at_the_nova_cap_a_full_set_of_boxes_waits_for_room(start):

@@ -16,6 +16,7 @@ holds this package as the model's engine). The files, each readable on its own:
 
 from combat.rules.burn_bryte.commands import (
     COMMANDS,
+    EXTRA_DAMAGE_MAX,
     INTENTS,
     AdjustHealth,
     AdjustNova,
@@ -90,6 +91,7 @@ __all__ = [
     "COMMANDS",
     "DIE_SIZES",
     "EVENTS",
+    "EXTRA_DAMAGE_MAX",
     "INTENTS",
     "KEY",
     "SETTINGS",

@@ -13,6 +13,7 @@ from combat.rules.core import Command, Reveal
 from combat.rules.free_roll import FreeRoll
 
 INTENTS = ("attack", "defend", "advantage", "move", "other")  # what a skill roll is for
+EXTRA_DAMAGE_MAX = 3  # a player may add at most this much extra damage (an ability or Nova) to one attack
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,9 @@ class SkillRoll(Command):
     skill: str = ""
     intent: str = "other"
     target: str = ""
-    damage: int = 1  # 1 lets the sheet's weapon decide; more overrides it (always typed with the GM's setting)
+    damage: int = 1  # typed damage, only with the GM's setting `typed_damage`; otherwise 1: the weapon decides
     note: str = ""
+    extra_damage: int = 0  # an ability's or Nova's extra damage on a hit, added to the weapon's (EXTRA_DAMAGE_MAX)
     entered: tuple[int, ...] = ()
     drain: bool = False  # use the weapon's Draining: deal 2, take 1 unblockable
     at: str = ""  # a Burst's point, a square ("C5", positions.py); without it the Burst centres on its target

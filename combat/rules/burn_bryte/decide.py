@@ -14,6 +14,7 @@ from typing import Any
 from combat.rules.burn_bryte import positions
 from combat.rules.burn_bryte.commands import (
     COMMANDS,
+    EXTRA_DAMAGE_MAX,
     INTENTS,
     AdjustHealth,
     AdjustNova,
@@ -62,7 +63,7 @@ from combat.rules.burn_bryte.events import (
     TurnSkipped,
     TurnStarted,
 )
-from combat.rules.burn_bryte.gear import Weapon, drain_cost, enemy_hit_damage, hit_damage, recharged
+from combat.rules.burn_bryte.gear import Weapon, absorb, drain_cost, enemy_hit_damage, hit_damage, recharged
 from combat.rules.burn_bryte.state import Declaration, Fighter, Roll, State
 from combat.rules.burn_bryte.stats import SKILL_CATEGORIES, SKILLS
 from combat.rules.core import Command, Event, Reveal, RuleError, decide_reveal, revealed_by_attack
@@ -162,10 +163,17 @@ def _change_declaration(state: State, c: ChangeDeclaration, dice: Dice) -> list[
     declaration = state.declaration(c.declaration)
     _require(state.phase in (1, 2), "Declared actions can be changed before Phase 3.")
     _require(not declaration.outcome, "That action has already been resolved.")
+    # Seed, Active Defense: "If the skill roll succeeds, the targeted character avoids the attack": a defended
+    # attack does nothing in Phase 3, so changing it would spend Collapse points on nothing.
+    enemy = state.fighter(declaration.enemy)
+    _require(
+        not declaration.defended,
+        f"{enemy.name}'s {declaration.text} was already defended against: it does nothing in Phase 3, so it "
+        "cannot be changed.",
+    )
     cost = int(state.settings.get("change_cost", 1))
     _require(state.collapse >= cost, f"Changing a declared action costs {cost} Collapse point{_plural(cost)}.")
     target = state.fighter(c.target or declaration.target)
-    enemy = state.fighter(declaration.enemy)
     _require(target.side == "pc", "Enemies target player characters.")
     _require(target.id in enemy.aware_of, f"{enemy.name} is not aware of {target.name}.")
     text = _text(c.text, declaration.text)
@@ -226,6 +234,16 @@ def _skill_roll(state: State, c: SkillRoll, dice: Dice) -> list[Event]:
     _require(c.skill in pc.skills, "Choose one of your skills.")
     _require(c.intent in INTENTS, "Choose what the roll is for: attack, defend, create an advantage, move or other.")
     _require(1 <= c.damage <= 10, "Damage must be between 1 and 10.")
+    _require(
+        c.damage == 1 or bool(state.settings.get("typed_damage")),
+        f"Damage comes from {pc.name}'s weapon ({pc.weapon.label()}), not typed: add an ability's or Nova's extra "
+        f"damage instead (up to {EXTRA_DAMAGE_MAX}).",
+    )
+    _require(
+        0 <= c.extra_damage <= EXTRA_DAMAGE_MAX,
+        f"Extra damage from an ability or Nova is from 0 to {EXTRA_DAMAGE_MAX}.",
+    )
+    _require(not c.extra_damage or c.intent == "attack", "Extra damage from an ability or Nova adds to an attack.")
     target, out_of_range, point = "", 0, (0, 0)
     if c.intent == "attack" and pc.weapon.burst:  # one roll for an area: a target is only where it is aimed
         _require(state.pending_burst is None, "The GM has yet to say who is in the last Burst's area.")
@@ -331,6 +349,7 @@ def _resolve_failure(state: State, c: ResolveFailure, dice: Dice) -> list[Event]
 def _start_enemies(state: State, c: StartEnemies, dice: Dice) -> list[Event]:
     _require(state.phase == 2, "Phase 3 follows Phase 2.")
     _require(not state.turn, _still_taking_turn(state))
+    _require_burst_placed(state, "Phase 3")
     # Seed: "...and so on until all the characters have taken a turn": the GM skips an absent player's PC.
     left = [f.name for f in state.pcs_left()]
     _require(not left, f"Every PC takes a turn before Phase 3: {', '.join(left)} still to act (or skip them).")
@@ -361,6 +380,7 @@ def _next_round(state: State, c: NextRound, dice: Dice) -> list[Event]:
     _require(state.phase == 3, "A new round begins after Phase 3.")
     waiting = [d for d in state.declarations if not d.outcome and not state.fighter(d.enemy).down and not d.defended]
     _require(not waiting, "Resolve every declared action first.")
+    _require_burst_placed(state, "the next round")
     return [PhaseStarted(round=state.round + 1, phase=1)]
 
 
@@ -454,15 +474,17 @@ def _set_condition(state: State, c: SetCondition, dice: Dice) -> list[Event]:
 
 
 def _attack_gear(state: State, pc: Fighter, c: SkillRoll, dice: int) -> dict[str, Any]:
-    """The Roll's damage fields for an attack: worked out from the sheet's weapon, or typed when the GM plays so."""
+    """The Roll's damage fields for an attack: worked out from the sheet's weapon, or typed when the GM plays so
+    (`typed_damage`), plus any extra damage the player adds for an ability or Nova (seed: "Unless an attack has its
+    damage boosted by a weapon, special ability, or Nova ability, it deals 1 damage")."""
     weapon = pc.weapon
     _require(not c.drain or weapon.draining, f"{pc.name}'s {weapon.name or 'attack'} is not Draining.")
-    burst = weapon.burst
-    # Typed damage wins when the GM plays so, and a typed value above 1 is an override (as before weapons).
-    if state.settings.get("typed_damage") or c.damage > 1:
-        return {"damage": c.damage, "burst": burst, "drained": 1 if c.drain else 0, "weapon": weapon.name}
-    damage, drained = hit_damage(weapon, dice, c.drain)
-    return {"damage": damage, "burst": burst, "drained": drained, "weapon": weapon.name}
+    if state.settings.get("typed_damage"):
+        damage, drained = c.damage, 1 if c.drain else 0
+    else:
+        damage, drained = hit_damage(weapon, dice, c.drain)
+    gear = {"burst": weapon.burst, "drained": drained, "weapon": weapon.name, "extra": c.extra_damage}
+    return {"damage": damage + c.extra_damage, **gear}
 
 
 def _drained_to_zero(state: State, roll: Roll) -> list[Event]:
@@ -517,7 +539,22 @@ def _place_burst(state: State, c: PlaceBurst, dice: Dice) -> list[Event]:
     _require(len(set(c.targets)) == len(c.targets), "Name each creature in the area once.")
     for key in c.targets:
         _require(not state.fighter(key).down, f"{state.fighter(key).name} is already at 0 Health Levels.")
-    return [BurstPlaced(fighter=roll.fighter, targets=tuple(c.targets), damage=roll.damage)]
+    events: list[Event] = [BurstPlaced(fighter=roll.fighter, targets=tuple(c.targets), damage=roll.damage)]
+    # A roller caught in their own Burst and dropped to 0 on their turn: "At 0 Health Levels a creature takes no
+    # actions", so the turn ends there (as a drop by the GM's Health Levels change does).
+    roller = state.fighter(roll.fighter)
+    caught = roller.id in c.targets and absorb(roller.shield, roll.damage)[1] >= roller.health
+    if caught and state.phase == 2 and state.turn == roller.id and not state.pending_failure:
+        events.append(TurnEnded(fighter=roller.id, down=True))
+    return events
+
+
+def _require_burst_placed(state: State, what: str) -> None:
+    """A Burst that hit waits for the GM to say who is in its area before the round moves on."""
+    roll = state.pending_burst
+    if roll is not None:
+        name = state.fighter(roll.fighter).name
+        raise RuleError(f"{name}'s Burst is waiting for the GM to say who is in its area: apply it before {what}.")
 
 
 def _damage_ship(state: State, c: DamageShip, dice: Dice) -> list[Event]:

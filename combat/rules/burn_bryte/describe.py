@@ -263,17 +263,19 @@ def _shielded(state: State, fighter_id: str, damage: int, sight: Sight) -> str:
 
 def _gear(state: State, roll: Roll, sight: Sight) -> tuple[str, str]:
     """(" with the weapon", what a hit does) for an attack made with a weapon or its traits; ("", "") otherwise."""
-    if not (roll.weapon or roll.burst or roll.drained):
+    if not (roll.weapon or roll.burst or roll.drained or roll.extra):
         return "", ""
     with_weapon = f" with {roll.weapon}" if roll.weapon else ""
     name = sight.name(roll.fighter)
     drained = f" {name} takes {roll.drained} unblockable damage (Draining)." if roll.drained else ""
     if not roll.succeeded:
         return with_weapon, drained if state.settings.get("draining_on_miss") else ""
+    extra = f" ({roll.extra} extra from an ability or Nova)" if roll.extra else ""
     if roll.burst:
-        return with_weapon, f" Burst {roll.burst}: the GM says who is in the area; {roll.damage} damage each.{drained}"
+        area = f" Burst {roll.burst}: the GM says who is in the area; {roll.damage} damage each{extra}."
+        return with_weapon, area + drained
     through = _through(state, roll.target, roll.damage)
-    hit = f" {sight.name(roll.target)} takes {roll.damage} damage."
+    hit = f" {sight.name(roll.target)} takes {roll.damage} damage{extra}."
     return with_weapon, hit + _shielded(state, roll.target, roll.damage, sight) + _at_zero(
         state, roll.target, through
     ) + drained

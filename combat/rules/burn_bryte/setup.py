@@ -61,7 +61,9 @@ SETTINGS = (
         False,
         help=(
             'Default off: an attack deals 1 damage "unless a weapon or ability says more" (Extra Damage, Charge N, '
-            "Draining), read from the character sheet's weapon, an enemy's from its stat block in Phase 3."
+            "Draining), read from the character sheet's weapon, an enemy's from its stat block in Phase 3. A player "
+            "may add an ability's or Nova's extra damage (up to 3, shown in the log), never replace the weapon's. "
+            "On: damage is typed on each attack."
         ),
     ),
     Setting(

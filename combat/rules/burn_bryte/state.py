@@ -117,6 +117,7 @@ class Roll:
     out_of_range: int = 0  # squares to the target when beyond reach and the GM's setting only warns
     at_col: int = 0  # a Burst's point on the grid, when the PC aimed it at a square (0: none)
     at_row: int = 0
+    extra: int = 0  # of `damage`, the extra a player added for an ability or Nova (shown in the log)
 
     @property
     def succeeded(self) -> bool:
