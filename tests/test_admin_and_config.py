@@ -107,6 +107,15 @@ def test_health_check_answers_for_load_balancers(client):
     assert response.json() == {"ok": True, "database": True}
 
 
+def test_the_service_worker_is_served_from_the_root_so_it_covers_every_page(client):
+    response = client.get("/sw.js")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/javascript"
+    assert "no-cache" in response["Cache-Control"]  # a new version reaches the phones on their next visit
+    assert b'addEventListener("notificationclick"' in response.content
+    assert client.post("/sw.js").status_code == 405
+
+
 def test_embedded_database_keeps_a_write_ahead_log_synced_on_every_commit(tmp_path):
     """Readers never wait for a writer, and a committed action survives a crash (synchronous=FULL is 2)."""
     code = (

@@ -129,6 +129,8 @@ def _extra_requests(world, gm):
         ("logout", "post", reverse("logout"), {}, "gm"),
         ("join_link", "get", reverse("join_link", args=[invite.token]), {}, "outsider"),
         ("healthz", "get", reverse("healthz"), {}, "anonymous"),
+        ("service_worker", "get", reverse("service_worker"), {}, "anonymous"),
+        ("service_worker", "get", reverse("service_worker"), {}, "player"),
         ("calendar_feed", "get", reverse("calendar_feed", args=[feed.token]), {}, "anonymous"),
         ("profile", "get", reverse("profile"), {}, "gm"),
         ("password_change", "get", reverse("password_change"), {}, "gm"),

@@ -1243,6 +1243,7 @@ def test_every_post_endpoint_is_fuzzed():
         "home",
         "join_link",
         "healthz",
+        "service_worker",
         "calendar_feed",
         "shared_review",
         "watch",

@@ -140,6 +140,7 @@ ACCOUNT_URLS = {
 # shared_review: no login (a friend without an account), the token is the key; tests/combat/test_share_links.py.
 # watch, watch_overlay: the same for a running encounter's live table and its stream overlay;
 # tests/combat/test_watch_links.py.
+# service_worker: the browser fetches it again on its own, and it is only code; tests/test_admin_and_config.py.
 PUBLIC_URLS = {
     "shared_review",
     "watch",
@@ -150,6 +151,7 @@ PUBLIC_URLS = {
     "logout",
     "join_link",
     "healthz",
+    "service_worker",
     "calendar_feed",
     "password_reset",
     "password_reset_done",

@@ -63,9 +63,10 @@
   function dead() {
     var ws = suspect;
     deadline = suspect = null;
-    // Not the current socket any more, or already closed: hx-ws has it in hand. Hidden: hx-ws closes the
-    // socket itself and opens a new one when the page is shown again.
-    if (!ws || ws !== socket() || ws.readyState === WebSocket.CLOSED || document.hidden) return;
+    // Not the current socket any more, or already closed: hx-ws has it in hand. Hidden, unless the socket stays
+    // open in the background (table.js): hx-ws closes it itself and opens a new one when the page is shown again.
+    var pauses = !(connection && connection.config) || connection.config.pauseOnBackground;
+    if (!ws || ws !== socket() || ws.readyState === WebSocket.CLOSED || (document.hidden && pauses)) return;
     alive = false;
     show();
     // A socket that went silent never closes by itself (the browser waits a minute for the server's goodbye), and

@@ -1,22 +1,54 @@
 // Live notices on every page (campaigns.notices, base.html's #notices): keep the newest few, let the reader dismiss
 // one, and raise a "your turn" as a browser notification when the tab is in the background, if the player allowed
-// that with the profile page's button (the browser asks only when it is pressed).
+// that with the button of their profile or their table (the browser asks only when it is pressed). The table's own
+// "your turn" (table.js) goes through the same frayNotifyTurn below.
 (function () {
   "use strict";
   var KEEP = 3;  // notices shown at once; older ones go
+  var TAG = "fray-your-turn";  // one at a time: a new "your turn" replaces the last
   var supported = "Notification" in window;
+  var worker = "serviceWorker" in navigator;  // HTTPS (or this machine) only
   var region = document.getElementById("notices");
+
+  function allowed() { return supported && Notification.permission === "granted"; }
+
+  // The service worker (static/js/sw.js, served at /sw.js), only for a player who allowed notifications: Chrome on
+  // Android shows them through it alone.
+  function register() {
+    if (worker && allowed()) navigator.serviceWorker.register("/sw.js").catch(function () { /* shown without it */ });
+  }
+
+  // Show `title` (and `body`) as a browser notification whose tap opens `url`, if the tab is in the background and
+  // the player allowed it: through the service worker where it runs, else with `new Notification`, which Chrome on
+  // Android refuses ("Illegal constructor"). Never throws, so whatever called it carries on.
+  function notifyTurn(title, body, url) {
+    if (!document.hidden || !allowed()) return;
+    var options = { tag: TAG, body: body || "", data: { url: url } };
+    function direct() {
+      try {
+        var shown = new Notification(title, options);
+        shown.onclick = function () {
+          window.focus();
+          if (url) window.location.href = url;
+        };
+      } catch (e) { /* no way to show one in this browser */ }
+    }
+    if (!worker) return direct();
+    navigator.serviceWorker.getRegistration("/").then(function (registration) {
+      if (!registration) return direct();
+      return navigator.serviceWorker.ready.then(function (ready) {  // once it runs, if it is still starting
+        return ready.showNotification(title, options);
+      });
+    }).catch(direct);
+  }
+  window.frayNotifyTurn = notifyTurn;
+  register();
 
   function arrived() {
     region.querySelectorAll("[data-browser-notify]:not([data-seen])").forEach(function (el) {
       el.dataset.seen = "1";
-      if (!document.hidden || !supported || Notification.permission !== "granted") return;
       var link = el.querySelector("a");
-      var shown = new Notification(el.dataset.browserNotify, { tag: "fray-your-turn" });
-      shown.onclick = function () {
-        window.focus();
-        if (link) window.location.href = link.href;
-      };
+      notifyTurn(el.dataset.browserNotify, "", link ? link.href : "");
     });
     var items = region.querySelectorAll(".notice-item");
     for (var i = 0; i < items.length - KEEP; i++) items[i].remove();
@@ -48,7 +80,8 @@
     }
   }
 
-  // The profile page's button: the only place Fray asks for permission, and only when it is pressed.
+  // The button of the profile page and of a player's table (partials/notify_turn.html): the only place Fray asks for
+  // permission, and only when it is pressed.
   var button = document.getElementById("notify-turn");
   var state = document.getElementById("notify-turn-state");
   if (!button || !state) return;
@@ -62,7 +95,11 @@
     }[permission] || "";
   }
   button.addEventListener("click", function () {
-    Notification.requestPermission().then(show, show);
+    Notification.requestPermission().then(function (permission) {
+      register();
+      show();
+      if (permission === "granted") document.dispatchEvent(new Event("fray:notify-allowed"));  // table.js listens
+    }, show);
   });
   show();
 })();

@@ -7,8 +7,9 @@
 
   // The moment my turn starts (or I may act out of turn): my first control comes into view, "Your turn" is said
   // once, in the page's one live region (#turn-say: the banner is only shown), in the model's words (data-say:
-  // HERO says "Your phase."), the phone buzzes and, if the player turned it on, beeps. A page opened during my
-  // turn only brings the controls into view.
+  // HERO says "Your phase."), the phone buzzes and, if the player turned it on, beeps; in a background tab, a
+  // browser notification shows, if the player allowed them. A page opened during my turn only brings the controls
+  // into view.
   function checkTurn() {
     var me = live.querySelector(".me");
     if (!me) return;
@@ -16,9 +17,12 @@
     var started = (turn && wasTurn !== true) || (may && !turn && wasMay !== true);
     if (started) showControls(me);
     if (started && wasTurn !== null) {
-      say(me.dataset.say || (turn ? "Your turn." : "You may act now."));
+      var words = me.dataset.say || (turn ? "Your turn." : "You may act now.");
+      say(words);
       if (navigator.vibrate) navigator.vibrate([120, 60, 120]);
       beep();
+      var fight = document.querySelector("h1");  // notices.js: only in a background tab, if the player allowed it
+      if (window.frayNotifyTurn) window.frayNotifyTurn(words, fight ? fight.textContent.trim() : "", location.href);
     } else if (!turn && !may) {
       say("");  // emptied between turns, so the next "Your turn" is a change the screen reader reads
     }
@@ -267,6 +271,22 @@
       beep();  // the tap that turns it on lets the page play sound, and lets the player hear it
     });
   }
+
+  // A player who allowed turn notifications keeps the table's socket open while the tab is in the background, as
+  // the notice socket of other pages does (base.html), so that their turn can reach them there; everyone else's
+  // pauses (hx-ws's pauseOnBackground), sparing the phone. Set on each connection before hx-ws reads it; on one
+  // opened before this script ran, or when the player allows them later (notices.js), hx-ws's pause is taken off.
+  function listenInBackground(connection) {
+    if (!connection || !connection.config) return;
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    connection.config.pauseOnBackground = false;
+    if (connection.visibilityHandler) document.removeEventListener("visibilitychange", connection.visibilityHandler);
+    connection.visibilityHandler = null;
+  }
+  function current() { return live._htmx && live._htmx.ws && live._htmx.ws.connection; }
+  document.addEventListener("htmx:ws:before:connection", function (evt) { listenInBackground(evt.detail.connection); });
+  document.addEventListener("fray:notify-allowed", function () { listenInBackground(current()); });
+  listenInBackground(current());
 
   if (window.htmx) htmx.registerExtension("fray-table", {
     htmx_before_request: sending,

@@ -118,6 +118,15 @@ def test_player_page_shows_the_table_but_no_gm_facts(client, player, running, ca
         assert secret not in page
 
 
+def test_a_players_table_offers_turn_notifications_and_the_gms_does_not(client, gm, player, running):
+    # Hidden until notices.js has read the browser's permission; it asks only when pressed (tests/e2e).
+    button = '<button type="button" id="notify-turn" hidden>Notify me when it\'s my turn</button>'
+    client.force_login(player)
+    assert button in client.get(running.get_absolute_url()).content.decode()
+    client.force_login(gm)
+    assert 'id="notify-turn"' not in client.get(running.get_absolute_url()).content.decode()
+
+
 def test_acting_without_htmx_redirects_back_with_the_sentence(client, player, running, pc):
     client.force_login(player)
     url = reverse("encounter_act", args=[running.campaign_id, running.pk])
