@@ -25,7 +25,9 @@ damage, extra`; each roll has `sides, faces, succeeded, doubles, entered`, `coun
 die), `complexity` (Burn Bryte's chart; 0 elsewhere) and `chance`: the exact chance of success before the dice fell
 (combat.rules.odds, Burn Bryte's no-doubles chance), None for a roll that neither succeeds nor fails and, for a
 player, where the target number is the GM's to know. A model's review module may also give `conditions(state, gm)`
-({combatant: {condition: level}}, what combat.stories counts as conditions suffered).
+({combatant: {condition: level}}, what combat.stories counts as conditions suffered) and `secret_figures(state,
+gm)` ({combatant: figure keys}: the pools this viewer may never know of a combatant, an enemy's Fortune or END),
+which the summary marks hidden from the start to the end of the fight, so a player reads "hidden", never a 0.
 """
 
 from __future__ import annotations
@@ -157,6 +159,7 @@ def build(encounter: Encounter, is_gm: bool, players_only: bool = False, reader:
 
     for s in summaries.values():
         s.figures = {key: 0 for key, _ in figures}
+    _mark_secret(table, state, show_all, summaries)
     entries: list[Entry] = []
     faces: dict[int, Counter] = defaultdict(Counter)
     damage_by_round: dict[int, int] = defaultdict(int)
@@ -218,6 +221,7 @@ def build(encounter: Encounter, is_gm: bool, players_only: bool = False, reader:
                 steps.append(Step(item.seq, f, before, state))
             if isinstance(event, Revealed) and not show_all:
                 add_rows(state)
+    _mark_secret(table, state, show_all, summaries)
     by_complexity = {c: (int(n), int(ok), exp) for c, (n, ok, exp) in sorted(complexity.items())}
     damage_hidden = any(key in s.hidden for s in summaries.values() for key in ("damage_dealt", "damage_taken"))
     return Review(
@@ -248,6 +252,16 @@ def _entry(seq: int, event, text: str, f, undone: bool) -> Entry:
     """The timeline's entry of a roll only its roller (and perhaps the GM) reads, for its roller."""
     dice = [(r.sides, r.faces) for r in f.rolls]
     return Entry(seq, event.kind, text, f.round, f.phase, f.turn, f.actor, undone, True, dice)
+
+
+def _mark_secret(table: tables.Table, state, show_all: bool, summaries: dict[str, Summary]) -> None:
+    """Mark hidden the figures the model's `secret_figures` says this viewer may never know."""
+    read = getattr(table.review, "secret_figures", None) if table.review else None
+    if read is None:
+        return
+    for key, keys in read(state, show_all).items():
+        if key in summaries:
+            summaries[key].hidden.update(k for k in keys if k in summaries[key].figures)
 
 
 def _count(f, summaries, faces, damage_by_round, complexity) -> None:

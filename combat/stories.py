@@ -7,7 +7,11 @@ gives only the numbers its viewer may know. A story adds to the summary's counts
 `conditions(state, gm)` says each combatant has, counted each time one is gained), the turns taken and the real time
 they took (from `EncounterEvent.created_at`: a turn lasts from the event that began it to its last event). HERO has
 no one's turn: its characters' "turns" are the phases they act in (its facts' `floor`), each from the event that
-opened it to the character's last event in it.
+opened it to the character's last event in it. SW5e's crews take their own turns inside their ship's (its facts'
+`acting`): each crew turn counts as one of the crew member's turns, from its start to its end.
+
+Every summary row gets a story, enemies' included; the page shows an enemy's card only to a viewer who reads the
+whole log (the GM, or players once the GM revealed it), since its hits, healing and conditions are the GM's.
 
 Highlights link to their moment in the replay (combat.replay's numbers: the log's seq for whoever reads the whole
 log, 1, 2, 3 … over a player's entries). Luck needs odds: the rolls whose facts carry their exact `chance`
@@ -73,10 +77,14 @@ def build(encounter: Encounter, review: Review, numbers: dict[int, int] | None =
     spans = _turn_spans(review.steps)
     has_turns = any(turn for turn, _ in spans)
     times = _turn_times(encounter, spans) if has_turns else _phase_times(encounter, review.steps)
+    crews = _crew_turns(review.steps)
+    for who, seconds in _crew_times(encounter, crews).items():
+        times.setdefault(who, []).extend(seconds)
     suffered = _conditions(review)
     cards = []
     for s in review.summaries:
-        story = Story(s, turns=sum(1 for turn, _ in spans if turn == s.key) if has_turns else None)
+        own = sum(1 for turn, _ in spans if turn == s.key) + sum(1 for who, _ in crews if who == s.key)
+        story = Story(s, turns=own if has_turns else None)
         story.turn_seconds = times.get(s.key, [])
         story.conditions = suffered.get(s.key, {})
         for step in review.steps:
@@ -129,6 +137,33 @@ def _turn_times(encounter: Encounter, spans: list[tuple[str, list[Step]]]) -> di
     for (turn, _), (begun, last) in starts.items():
         if begun in when and last in when:
             times.setdefault(turn, []).append((when[last] - when[begun]).total_seconds())
+    return times
+
+
+def _crew_turns(steps: list[Step]) -> list[tuple[str, list[Step]]]:
+    """[(crew member, [steps])]: runs of consecutive steps while one crew member takes their own turn (SW5e's facts'
+    `acting`, set from the event that starts it); none in a model without crews."""
+    runs: list[tuple[str, list[Step]]] = []
+    where = None
+    for step in steps:
+        f = step.facts
+        acting = getattr(f, "acting", "")
+        if acting and runs and where == (f.round, f.turn, acting):
+            runs[-1][1].append(step)
+        elif acting:
+            runs.append((acting, [step]))
+        where = (f.round, f.turn, acting)
+    return runs
+
+
+def _crew_times(encounter: Encounter, runs: list[tuple[str, list[Step]]]) -> dict[str, list[float]]:
+    """{crew member: [seconds each of their turns took]}: from the event that started it to its last event."""
+    when = _times_of(encounter, {seq for _, steps in runs for seq in (steps[0].seq, steps[-1].seq)})
+    times: dict[str, list[float]] = {}
+    for who, steps in runs:
+        first, last = steps[0].seq, steps[-1].seq
+        if first in when and last in when:
+            times.setdefault(who, []).append((when[last] - when[first]).total_seconds())
     return times
 
 

@@ -977,8 +977,14 @@ def test_the_review_counts_tests_doubles_damage_and_stunt_points(fought, rosa, m
     assert (m.rolls, m.successes, m.failures, m.doubles) == (1, 0, 1, 1)
     assert (t.rolls, t.successes, t.failures, t.doubles) == (1, 1, 0, 0)
     assert (r.damage_dealt, r.damage_taken, t.damage_dealt, t.damage_taken) == (7, 9, 9, 7)
-    assert r.figures == {"sp_earned": 4, "sp_spent": 3} and m.figures == {"sp_earned": 0, "sp_spent": 0}
-    assert data.model_figures == (("sp_earned", "Stunt points earned"), ("sp_spent", "Stunt points spent"))
+    assert r.figures == {"sp_earned": 4, "sp_spent": 3, "fortune_spent": 9, "fortune_gained": 0}  # 9 on the damage
+    assert m.figures == {"sp_earned": 0, "sp_spent": 0, "fortune_spent": 0, "fortune_gained": 0}
+    assert data.model_figures == (
+        ("sp_earned", "Stunt points earned"),
+        ("sp_spent", "Stunt points spent"),
+        ("fortune_spent", "Fortune spent"),
+        ("fortune_gained", "Fortune gained"),
+    )
     assert data.damage_by_round == {1: 16}
     assert sum(data.faces[6].values()) == 12 + 5 + 3 + 5 + 2  # initiative, three attacks, two injury dice
 

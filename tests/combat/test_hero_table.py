@@ -764,7 +764,12 @@ def test_the_review_counts_phases_stun_and_body(fought, kestrel, bulwark, agent)
     assert (a2.rolls, a2.successes, a2.failures) == (1, 0, 1)  # an 18 always misses
     assert a1.damage_taken == 3 and a1.figures["stun_taken"] == 21
     assert k.figures["phases_used"] == 1 and b.figures["phases_used"] == 1 and a1.figures["phases_used"] == 0
-    assert data.model_figures == (("phases_used", "Phases used"), ("stun_taken", "STUN taken"))
+    assert data.model_figures == (
+        ("phases_used", "Phases used"),
+        ("stun_taken", "STUN taken"),
+        ("end_spent", "END spent"),
+        ("end_gained", "END gained"),
+    )
 
 
 def test_a_players_review_says_an_enemys_damage_is_hidden_never_zero(fought, client, kestrel, agent, player):

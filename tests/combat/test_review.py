@@ -53,7 +53,16 @@ def test_summary_counts_what_each_character_did(fought, pc, npc):
     nivick = next(s for s in data.summaries if s.key == f"npc{npc.pk}-1")
     assert (luwe.rolls, luwe.successes, luwe.failures, luwe.doubles) == (3, 2, 1, 2)
     assert luwe.damage_dealt == 1 and luwe.damage_taken == 1
-    assert luwe.figures == {"collapse_given": 1, "advantages_used": 1}
+    # The Knowledge roll created an Advantage; the reroll used one; the failed Melee roll gave the GM a Collapse point.
+    assert luwe.figures == {
+        "collapse_given": 1,
+        "collapse_spent": 0,
+        "advantages_gained": 1,
+        "advantages_used": 1,
+        "nova_gained": 0,
+        "nova_spent": 0,
+    }
+    assert nivick.figures["collapse_spent"] == 1  # the GM's frenzy
     assert nivick.damage_dealt == 1 and nivick.damage_taken == 1  # the undone adjustment does not count
     assert data.damage_by_round == {1: 2}
 

@@ -48,14 +48,16 @@ def test_a_burn_bryte_story_counts_turns_hits_and_the_time_taken(fought, pc, npc
     assert nivick.turn_seconds == []
 
 
-def test_healing_counts_in_the_story(fought, gm, npc):  # noqa: F811
-    """Issue 20: the story counts "healing": the GM gives Nivick back 1 Health Level."""
+def test_healing_counts_in_the_story(fought, gm, npc, gm_client):  # noqa: F811
+    """Issue 20: the story counts "healing": the GM gives Nivick back 1 Health Level; his card (the GM's) says so."""
     from combat import services
 
     assert services.submit(fought.pk, gm, "adjust_health", {"target": f"npc{npc.pk}-1", "change": 1}, "heal").ok
     fought.refresh_from_db()
     cards = {c.summary.key: c for c in _stories(fought, True).cards}
     assert cards[f"npc{npc.pk}-1"].healing == 1
+    gm_page = gm_client.get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).content.decode()
+    assert _figure(_card(gm_page, "Nivick"), "Healing") == "1"
 
 
 def test_burn_bryte_highlights_for_the_gm(fought):  # noqa: F811
@@ -146,3 +148,69 @@ def test_a_burn_bryte_story_counts_the_conditions_suffered(fought, gm, client, p
     stories_html = page[page.index('id="stories"') : page.index('id="charts-h"')]
     assert "<dt>Conditions suffered</dt><dd>Minor negative condition ×2</dd>" in stories_html
     assert "Significant negative" not in stories_html
+
+
+def _card(page: str, name: str) -> str:
+    """The story card of `name` on a review page (its HTML, entities unescaped)."""
+    page = html.unescape(page)
+    start = page.index(f">{name}</h3>")
+    return page[start : page.index("</article>", start)]
+
+
+def _figure(card: str, label: str) -> str:
+    return re.search(rf"<dt>{label}</dt><dd>(.*?)</dd>", card).group(1)
+
+
+def test_burn_bryte_stories_show_each_pool_spent_and_gained(fought, gm, player, client, pc, npc):  # noqa: F811
+    """Issue 20: "pools spent and gained (Advantages, Collapse, Nova ...)". Luwe's Knowledge roll created an
+    Advantage (1 gained) and the reroll used it (1 used); the GM spent a Collapse point on Nivick's frenzy (GM-only,
+    like the pool) and gave his failure's point to the pool. Then the GM gives Luwe 2 Nova points and he spends 1."""
+    from combat import services
+
+    luwe, nivick = f"pc{pc.pk}", f"npc{npc.pk}-1"
+    assert services.submit(fought.pk, gm, "adjust_nova", {"target": luwe, "change": 2}, "nova+").ok
+    assert services.submit(fought.pk, player, "spend_nova", {"actor": luwe, "points": 1}, "nova-").ok
+    fought.refresh_from_db()
+    cards = {c.summary.key: c for c in _stories(fought, True).cards}
+    assert cards[luwe].summary.figures == {
+        "collapse_given": 1,
+        "collapse_spent": 0,
+        "advantages_gained": 1,
+        "advantages_used": 1,
+        "nova_gained": 2,
+        "nova_spent": 1,
+    }
+    assert cards[nivick].summary.figures["collapse_spent"] == 1
+    url = reverse("encounter_log", args=[fought.campaign_id, fought.pk])
+    client.force_login(gm)
+    gm_card = _card(client.get(url).content.decode(), "Luwe")
+    assert [_figure(gm_card, label) for label in ("Advantages gained", "Nova points gained", "Nova points spent")] == [
+        "1",
+        "2",
+        "1",
+    ]
+    assert _figure(_card(client.get(url).content.decode(), "Nivick"), "Collapse points spent") == "1"
+    # A player: the same Advantages and Nova; the GM's Collapse pool is no figure of theirs at all.
+    mine = {c.summary.key: c for c in _stories(fought, False).cards}
+    assert mine[luwe].summary.figures == {
+        "advantages_gained": 1,
+        "advantages_used": 1,
+        "nova_gained": 2,
+        "nova_spent": 1,
+    }
+    client.force_login(player)
+    page = client.get(url).content.decode()
+    assert _figure(_card(page, "Luwe"), "Nova points gained") == "2" and "Collapse" not in page
+
+
+def test_the_gm_reads_every_enemys_story_a_player_none(fought, gm, player, client, npc):  # noqa: F811
+    """The GM sees a card for Nivick too (his claw hit, his health, his conditions); a player, who may not know an
+    enemy's numbers, reads only the player characters' stories."""
+    url = reverse("encounter_log", args=[fought.campaign_id, fought.pk])
+    client.force_login(gm)
+    nivick = _card(client.get(url).content.decode(), "Nivick")
+    assert _figure(nivick, "Hits and misses") == "1 hit, 0 misses" and _figure(nivick, "Damage dealt") == "1"
+    client.force_login(player)
+    page = html.unescape(client.get(url).content.decode())
+    stories_html = page[page.index('id="stories"') : page.index('id="charts-h"')]
+    assert ">Luwe</h3>" in stories_html and ">Nivick</h3>" not in stories_html

@@ -87,3 +87,48 @@ def test_a_players_hero_stories_say_hidden_never_zero(fought, client, player):  
     dealt = re.search(r"<dt>Damage dealt</dt><dd>(.*?)</dd>", card).group(1)
     assert dealt == '<span class="hidden-figure">hidden</span>'
     assert "3 BODY" not in card and "Nothing stands out yet." in html.unescape(page.decode())
+
+
+def _card(page: bytes, name: str) -> str:
+    text = html.unescape(page.decode())
+    start = text.index(f">{name}</h3>")
+    return text[start : text.index("</article>", start)]
+
+
+def _figure(card: str, label: str) -> str:
+    return re.search(rf"<dt>{label}</dt><dd>(.*?)</dd>", card).group(1)
+
+
+def test_hero_stories_count_end_spent_and_gained_and_healing(fought, kestrel, bulwark, agent, gm, client, player):  # noqa: F811
+    """Issue 20: "healing, pools spent and gained (... END)". Kestrel turns on a 20 Active Point Force Field (an
+    action that takes no time): 2 END, 40 to 38; the GM gives him 1 back. The GM takes 3 END from Agent 2, and 2 BODY
+    from Bulwark, then gives him 1 back. An enemy's END is one of its numbers: a player reads "hidden" for it, never
+    0 (the attacks of this fight gave no Active Points, so they cost no END)."""
+    from tests.combat.test_hero_table import ok
+
+    ok(fought, player, "act", actor=key(kestrel), kind="zero", text="Force Field", active_points=20)
+    ok(fought, gm, "adjust_pools", target=key(kestrel), end=1)
+    ok(fought, gm, "adjust_pools", target=key(agent, 2), end=-3)
+    ok(fought, gm, "adjust_pools", target=key(bulwark), body=-2)
+    ok(fought, gm, "adjust_pools", target=key(bulwark), body=1)
+    cards = {c.summary.key: c for c in _build(fought, True).cards}
+    k, b, a2 = cards[key(kestrel)], cards[key(bulwark)], cards[key(agent, 2)]
+    assert (k.summary.figures["end_spent"], k.summary.figures["end_gained"]) == (2, 1)
+    assert (a2.summary.figures["end_spent"], b.summary.figures["end_spent"], b.summary.figures["end_gained"]) == (
+        3,
+        0,
+        0,
+    )
+    assert (b.healing, b.summary.damage_taken) == (1, 2)
+    gm_page = phone_of(client, gm).get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).content
+    assert _figure(_card(gm_page, "Agent 2"), "END spent") == "3"
+    assert _figure(_card(gm_page, "Bulwark"), "Healing") == "1"
+    mine = {c.summary.key: c for c in _build(fought, False).cards}
+    assert mine[key(kestrel)].summary.figures["end_spent"] == 2 and mine[key(bulwark)].healing == 1
+    assert {"end_spent", "end_gained"} <= mine[key(agent, 2)].summary.hidden
+    assert mine[key(agent, 2)].summary.figures["end_spent"] == 0  # never counted for a player
+    page = phone_of(client, player).get(reverse("encounter_log", args=[fought.campaign_id, fought.pk])).content
+    card = _card(page, "Kestrel")
+    assert (_figure(card, "END spent"), _figure(card, "END gained")) == ("2", "1")
+    row = re.search(r'<th scope="row">Agent 2</th>(.*?)</tr>', html.unescape(page.decode())).group(1)
+    assert row.count('<span class="hidden-figure">hidden</span>') >= 2 and ">Agent 2</h3>" not in page.decode()

@@ -1,8 +1,13 @@
-"""What each Burn Bryte event means for the after-action review: rolls, damage, Collapse and Advantages."""
+"""What each Burn Bryte event means for the after-action review: rolls, damage, Collapse, Advantages and Nova.
+
+The pools: Advantages gained (a successful roll to create an advantage, credited to its roller) and used, Nova
+points gained (all five die boxes ticked, or the GM's adjustment) and spent, Collapse points given (a failure the
+GM chose to take as Collapse) and spent (GM-only, like the pool).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from combat.rules.burn_bryte.events import (
@@ -20,6 +25,7 @@ from combat.rules.burn_bryte.events import (
     SkillRolled,
     TurnEnded,
 )
+from combat.rules.burn_bryte.evolve import evolve
 from combat.rules.burn_bryte.state import Roll, State, chance_of_success, has_doubles
 from combat.rules.core import Event, Sight
 
@@ -53,6 +59,7 @@ class Facts:
     collapse_given: int = 0  # Collapse points the GM gained from `actor`'s failure
     advantages_used: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    credits: tuple[tuple[str, str, int], ...] = ()  # (who, "nova_gained", points): a pool's gain owed to its owner
 
 
 def _roll(roll: Roll | None) -> Roll:
@@ -63,7 +70,23 @@ def _roll(roll: Roll | None) -> Roll:
 
 
 def facts(state: State, event: Event) -> Facts:
-    """Facts of `event` applied to `state` (the state just before it)."""
+    """Facts of `event` applied to `state` (the state just before it), with what the pools gained."""
+    f = _facts(state, event)
+    after = evolve(state, event)
+    spent = f.advantages_used  # an Advantage spent on a reroll that creates one comes back at once
+    gained = after.advantages - state.advantages + spent
+    extra = {**f.extra, "advantages_gained": gained} if gained > 0 else f.extra
+    nova_spent = {event.fighter: event.points} if isinstance(event, NovaSpent) else {}
+    old = {x.id: x.nova_points for x in state.fighters}
+    credits = tuple(
+        (x.id, "nova_gained", n)
+        for x in after.fighters
+        if (n := x.nova_points - old.get(x.id, 0) + nova_spent.get(x.id, 0)) > 0
+    )
+    return replace(f, extra=extra, credits=credits)
+
+
+def _facts(state: State, event: Event) -> Facts:
     base: dict[str, Any] = {"round": state.round, "phase": state.phase, "turn": state.turn}
     if isinstance(event, SkillRolled):
         r = _roll(event.roll)
@@ -165,8 +188,16 @@ def _drained_on_miss(state: State, r: Roll) -> tuple[tuple[str, str, int], ...]:
     return ()
 
 
-# (key, label, GM-only): the Collapse pool is the GM's, so players see it only in a revealed log.
-MODEL_FIGURES = (("collapse_given", "Collapse points given", True), ("advantages_used", "Advantages used", False))
+# (key, label, GM-only): the Collapse pool is the GM's, so players see it only in a revealed log; Advantages (the
+# party's pool) and Nova points (each PC's) are on everyone's table.
+MODEL_FIGURES = (
+    ("collapse_given", "Collapse points given", True),
+    ("collapse_spent", "Collapse points spent", True),
+    ("advantages_gained", "Advantages gained", False),
+    ("advantages_used", "Advantages used", False),
+    ("nova_gained", "Nova points gained", False),
+    ("nova_spent", "Nova points spent", False),
+)
 
 
 PHASE_NAMES = {1: "Phase 1: enemies declare", 2: "Phase 2: players act", 3: "Phase 3: enemies resolve"}

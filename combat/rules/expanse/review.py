@@ -3,6 +3,10 @@
 Damage is what got past Toughness (and cover): the part a combatant had to answer with Fortune, conditions or
 being taken out. A Guardian Angel's share counts as taken by the guardian, not by the ally. Damage dice, injury
 dice, breathers and initiative show on the dice charts but are not tests of their own (counted=False).
+
+The pools: stunt points earned and spent, Fortune spent (on dice and on damage) and gained (breathers, a stunt, the
+GM's adjustment). An enemy's Fortune is one of its numbers: for players it is never counted, and `secret_figures`
+says so ("hidden", never 0).
 """
 
 from __future__ import annotations
@@ -68,6 +72,7 @@ class Facts:
     sp_earned: int = 0
     sp_spent: int = 0
     extra: dict[str, int] = field(default_factory=dict)
+    credits: tuple[tuple[str, str, int], ...] = ()  # (who, "fortune_gained", points): owed to the pool's owner
 
 
 ATTACKS = ("attack", "stunt_attack", "grenade")  # the tests that hit or miss (the story's hits and misses)
@@ -112,9 +117,33 @@ def _test_rolls(t: TestRecord, chance: float | None = None) -> tuple[RollFact, .
     return tuple(rolls)
 
 
+FORTUNE = ("fortune_spent", "fortune_gained")
+
+
 def facts(state: State, event: Event, gm: bool = True) -> Facts:
-    """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
+    """Facts of `event` applied to `state` (the state just before it), as the viewer may see them, with the Fortune
+    each combatant spent and gained (only a combatant whose numbers this viewer may know)."""
     after = evolve(state, event)
+    f = _facts(state, event, after, gm)
+    secret = Sight(state.fighters, gm).secret
+    spent = f.extra.get("fortune_on_dice", 0) + f.extra.get("fortune_on_damage", 0)
+    extra = {**f.extra, "fortune_spent": spent} if spent and not secret(f.actor) else f.extra
+    old = {x.id: x.fortune for x in state.fighters}
+    credits = tuple(
+        (x.id, "fortune_gained", n)
+        for x in after.fighters
+        if (n := x.fortune - old.get(x.id, x.fortune)) > 0 and not secret(x.id)
+    )
+    return replace(f, extra=extra, credits=credits)
+
+
+def secret_figures(state: State, gm: bool) -> dict[str, tuple[str, ...]]:
+    """{combatant: figures}: the pools this viewer may never know of a combatant (an enemy's Fortune)."""
+    sight = Sight(state.fighters, gm)
+    return {x.id: FORTUNE for x in state.fighters if sight.secret(x.id)}
+
+
+def _facts(state: State, event: Event, after: State, gm: bool) -> Facts:
     base = Facts(round=state.round, phase=0, turn=state.turn, actor="", damage=_damage(state, after))
     if isinstance(event, TurnStarted):
         return replace(base, round=event.round, turn=event.fighter, actor=event.fighter)
@@ -173,8 +202,14 @@ def facts(state: State, event: Event, gm: bool = True) -> Facts:
     return replace(base, actor=actor)
 
 
-# (key, label, GM-only): stunt points are spent in the open, so everyone may see both.
-MODEL_FIGURES = (("sp_earned", "Stunt points earned", False), ("sp_spent", "Stunt points spent", False))
+# (key, label, GM-only): stunt points are spent in the open, so everyone may see both; an enemy's Fortune is
+# hidden from players (`secret_figures`), a PC's is on everyone's table.
+MODEL_FIGURES = (
+    ("sp_earned", "Stunt points earned", False),
+    ("sp_spent", "Stunt points spent", False),
+    ("fortune_spent", "Fortune spent", False),
+    ("fortune_gained", "Fortune gained", False),
+)
 
 
 def round_title(n: int) -> str:

@@ -10,11 +10,15 @@ and lost, or spent Stunned or knocked out is not.
 Players (gm=False) see what the log tells them (the core's `Sight`): an enemy's damage dice, BODY and STUN taken stay
 with the GM, and an enemy no PC is aware of is neither a row of the summary (combat.review's default subjects) nor
 the source of any figure.
+
+END spent and gained come from the change in each character's END (an action's cost, a Recovery, the GM's
+adjustment), owed to whoever's END it is (`credits`). An enemy's END is one of its numbers: for players it is never
+counted, and `secret_figures` says so ("hidden", never 0).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from combat.rules import odds
@@ -30,6 +34,7 @@ from combat.rules.hero.events import (
     PresenceAttacked,
     SegmentStarted,
 )
+from combat.rules.hero.evolve import evolve
 from combat.rules.hero.state import State
 
 # What the damage chart counts.
@@ -61,13 +66,19 @@ class Facts:
     rolls: tuple[RollFact, ...] = ()
     damage: tuple[tuple[str, str, int], ...] = ()  # (source, target, BODY)
     phases_used: int = 0
-    credits: tuple[tuple[str, str, int], ...] = ()  # (who took it, "stun_taken", STUN)
+    credits: tuple[tuple[str, str, int], ...] = ()  # (who, "stun_taken" / "end_spent" / "end_gained", amount)
     extra: dict[str, Any] = field(default_factory=dict)
     hidden: tuple[tuple[str, str], ...] = ()  # (who, figure): an amount this viewer may not know
 
 
-# (key, label, GM-only)
-MODEL_FIGURES = (("phases_used", "Phases used", False), ("stun_taken", "STUN taken", False))
+# (key, label, GM-only): an enemy's END is hidden from players (`secret_figures`), a PC's is on everyone's table.
+MODEL_FIGURES = (
+    ("phases_used", "Phases used", False),
+    ("stun_taken", "STUN taken", False),
+    ("end_spent", "END spent", False),
+    ("end_gained", "END gained", False),
+)
+ENDURANCE = ("end_spent", "end_gained")
 
 
 def round_title(n: int) -> str:
@@ -79,7 +90,26 @@ def section_title(phase: int, turn: str, names: dict[str, str]) -> str:
 
 
 def facts(state: State, event: Event, gm: bool = True) -> Facts:
-    """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
+    """Facts of `event` applied to `state` (the state just before it), as the viewer may see them, with the END each
+    character spent and gained (only a character whose numbers this viewer may know)."""
+    f = _facts(state, event, gm)
+    secret = Sight(state.fighters, gm).secret
+    old = {x.id: x.end for x in state.fighters}
+    end = []
+    for x in evolve(state, event).fighters:
+        change = x.end - old.get(x.id, x.end)
+        if change and not secret(x.id):
+            end.append((x.id, "end_gained" if change > 0 else "end_spent", abs(change)))
+    return replace(f, credits=f.credits + tuple(end)) if end else f
+
+
+def secret_figures(state: State, gm: bool) -> dict[str, tuple[str, ...]]:
+    """{character: figures}: the pools this viewer may never know of a character (an enemy's END)."""
+    sight = Sight(state.fighters, gm)
+    return {x.id: ENDURANCE for x in state.fighters if sight.secret(x.id)}
+
+
+def _facts(state: State, event: Event, gm: bool) -> Facts:
     sight = Sight(state.fighters, gm)
     unseen, secret = sight.unseen, sight.secret
 

@@ -6,16 +6,22 @@ GM may name a ship or a crew member as its source. An NPC ship's numbers are GM-
 `enemy_numbers` setting makes them public, so for players (gm=False) the dice rolled for such a ship (its
 initiative, reactor, power and hull dice) and the power dice spent aboard it are left out, as the log leaves
 them out. Damage dealt to any ship is public.
+
+The pools: power dice spent (by the crew member who spent them) and gained (stored by a ship's power distribution,
+owed to the ship); `secret_figures` marks both hidden for players where a ship's numbers are the GM's. A crew
+member's own turn (`acting`: from their crew turn's start to its end) is theirs in the story's turns taken.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from combat.rules import odds
 from combat.rules.core import Event
 from combat.rules.sw5e import events as sw
+from combat.rules.sw5e.evolve import evolve
+from combat.rules.sw5e.ship import STORES
 from combat.rules.sw5e.state import State
 
 # What the damage chart counts.
@@ -48,10 +54,21 @@ class Facts:
     power_dice_spent: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
     hidden: tuple[tuple[str, str], ...] = ()  # (who, figure): an amount this viewer may not know
+    credits: tuple[tuple[str, str, int], ...] = ()  # (ship, "power_dice_gained", dice stored)
+    acting: str = ""  # the crew member taking their own turn (their crew turn's start included)
 
 
 # (key, label, GM-only): counted for players only where the ship's numbers are theirs to see.
-MODEL_FIGURES = (("power_dice_spent", "Power dice spent", False),)
+MODEL_FIGURES = (("power_dice_spent", "Power dice spent", False), ("power_dice_gained", "Power dice gained", False))
+
+
+def secret_figures(state: State, gm: bool) -> dict[str, tuple[str, ...]]:
+    """{ship or crew member: figures}: the power dice this viewer may never know of (a ship whose numbers are the
+    GM's, and the crew aboard it)."""
+    if gm:
+        return {}
+    ships = {s.id: ("power_dice_spent", "power_dice_gained") for s in state.ships if state.hides(s.id)}
+    return ships | {f.id: ("power_dice_spent",) for f in state.fighters if f.ship in ships}
 
 
 def subjects(state: State) -> list[tuple[str, str, str]]:
@@ -65,7 +82,22 @@ def _d20s(face: int, other: int) -> tuple[int, ...]:
 
 
 def facts(state: State, event: Event, gm: bool = True) -> Facts:
-    """Facts of `event` applied to `state` (the state just before it), as the viewer may see them."""
+    """Facts of `event` applied to `state` (the state just before it), as the viewer may see them, with whose crew
+    turn it is, the power dice a distribution stored and the hull points a patch gave back."""
+    f = replace(
+        _facts(state, event, gm), acting=event.fighter if isinstance(event, sw.CrewTurnStarted) else state.acting
+    )
+    if isinstance(event, sw.PowerDistributed) and (gm or not state.hides(event.ship)):
+        before, after = state.ship(event.ship), evolve(state, event).ship(event.ship)
+        stored = sum(after.stored(s) for s in STORES) - sum(before.stored(s) for s in STORES)
+        return replace(f, credits=((event.ship, "power_dice_gained", stored),) if stored > 0 else ())
+    if isinstance(event, sw.HullPatched) and f.extra.get("healing"):  # the hull stops at its maximum
+        healed = evolve(state, event).ship(event.ship).hull - state.ship(event.ship).hull
+        return replace(f, extra={**f.extra, "healing": healed})
+    return f
+
+
+def _facts(state: State, event: Event, gm: bool) -> Facts:
     # Phase -1 marks the set-up (initiative, crews, surprise) for the timeline's headings.
     base: dict[str, Any] = {"round": state.round, "phase": state.phase if state.started else -1, "turn": state.turn}
 
