@@ -1580,10 +1580,14 @@ def test_random_play_keeps_every_invariant(actions, churn, weapons_at_start):
                 t.undo_last()
             check_invariants(t)
             continue
+        before, snapshot, logged = t.state, to_json(t.state), len(t.log)
         try:
             command = _random_command(t.state, what, who, seed)
             events = ex.decide(t.state, command, SeededDice(seed))
-        except RuleError:
+        except RuleError as exc:
+            assert str(exc) and str(exc)[0].isupper() and str(exc).endswith(".")  # a refusal is a sentence ...
+            # ... and changes nothing: neither the state (not even a dict inside it) nor the log.
+            assert (t.state, to_json(t.state), len(t.log)) == (before, snapshot, logged)
             check_invariants(t)
             continue
         for event in events:
