@@ -12,7 +12,7 @@ import pytest
 from combat.rules import expanse as ex
 from combat.rules.core import Reveal
 from combat.rules.expanse import churn
-from tests.combat.test_expanse_rules import begun, boss, encounter, furo, grunt, last_test, luwe, pistol
+from tests.combat.test_expanse_rules import begun, boss, encounter, furo, grunt, last_test, luwe, pistol, to_turn
 
 # --- penetrating damage ------------------------------------------------------------------------------------------
 
@@ -120,6 +120,55 @@ def test_an_unseen_enemy_cannot_be_attacked_and_the_refusal_never_names_it():
     t.refuse(ex.ThrowGrenade(actor="luwe", targets="boss, grunt", distance=5), r"^Luwe cannot see one of those")
     t = begun(state=unseen_grunt(conditions=("Taken out",)))
     t.refuse(pistol("grunt"), r"^Luwe cannot see that target\.$")  # not "Grunt is already out"
+
+
+def test_the_gm_adds_an_unseen_enemy_in_the_blast_and_players_never_read_its_name():
+    """Seed, Explosives: "Grenades effect everyone within 5 metres" - an unseen Grunt in the blast too, though the
+    thrower may name only "one visible enemy" (refused without its name, above)."""
+    t = begun(state=unseen_grunt())
+    t.do(ex.Ready(actor="luwe", item="grenade"))
+    # Accuracy 3: 9 + 3 = 12 against TN 11, landing on the Boss: 3d6 = 16.
+    t.do(ex.ThrowGrenade(actor="luwe", targets="boss", distance=8), faces=[2, 3, 4, 5, 5, 6])
+    assert t.state.landed.targets == ("boss",)
+    e, *_ = t.do(ex.AlsoInBlast(targets="grunt"))  # the same 3d6, no new dice (and Luwe's turn ends: nothing left)
+    assert (e.targets, e.faces) == (("grunt",), (5, 5, 6))
+    hits = {h.target: h for h in t.state.hits}
+    assert hits["grunt"].damage == 16 and hits["grunt"].after_toughness == 15  # Toughness 1
+    assert ex.describe(t.state, e) == "Luwe's grenade also catches Grunt for 16 damage."
+    assert "Grunt" not in ex.describe(t.state, e, gm=False)
+    t.refuse(ex.AlsoInBlast(targets="grunt"), "Grunt is already caught in that blast")
+    t.refuse(ex.AlsoInBlast(targets=""), "Choose who else is within 5 m")
+
+
+def test_a_grenade_aimed_at_no_one_rolls_its_damage_when_the_gm_adds_someone():
+    """The thrower saw nobody to name: the blast's 3d6 are rolled when the GM says who was within 5 m."""
+    t = begun(state=unseen_grunt())
+    t.do(ex.Ready(actor="luwe", item="grenade"))
+    t.do(ex.ThrowGrenade(actor="luwe", targets="", distance=8), faces=[2, 3, 4])
+    assert not t.state.hits
+    t.do(ex.AlsoInBlast(targets="grunt"), faces=[1, 2, 3])
+    assert [(h.target, h.damage) for h in t.state.hits] == [("grunt", 6)]
+    to_turn(t, "boss")
+    to_turn(t, "luwe")  # the thrower's next turn: the GM's chance has passed
+    t.refuse(ex.AlsoInBlast(targets="boss"), "No grenade has gone off")
+
+
+def test_a_placed_scattered_grenade_can_take_in_more_and_a_missed_one_cannot():
+    t = begun(state=unseen_grunt())
+    t.do(ex.Ready(actor="luwe", item="grenade"))
+    t.do(ex.ThrowGrenade(actor="luwe", targets="boss", distance=8), faces=[1, 2, 4, 4])  # misses: scatters 4 m
+    t.refuse(ex.AlsoInBlast(targets="grunt"), "No grenade has gone off")
+    t.do(ex.Blast(targets="boss"), faces=[1, 2, 3])
+    t.do(ex.AlsoInBlast(targets="grunt"))
+    assert [(h.target, h.damage) for h in t.state.hits] == [("boss", 6), ("grunt", 6)]
+
+
+def test_with_the_setting_off_a_grenade_hits_only_whom_it_was_aimed_at():
+    t = begun(state=replace(unseen_grunt(), settings={**unseen_grunt().settings, "gm_widens_blast": False}))
+    t.do(ex.Ready(actor="luwe", item="grenade"))
+    t.do(ex.ThrowGrenade(actor="luwe", targets="boss", distance=8), faces=[2, 3, 4, 5, 5, 6])
+    assert t.state.landed is None
+    t.refuse(ex.AlsoInBlast(targets="grunt"), "hits only whom it was aimed at")
 
 
 def test_a_revealed_enemy_can_be_attacked_and_enemies_see_the_party():

@@ -1348,6 +1348,7 @@ def test_who_may_issue_each_command():
         "next_turn",
         "interrupt",
         "blast",
+        "also_in_blast",
         "approve_roll_over",
         "add_stunt",
         "breathers",
@@ -1386,6 +1387,7 @@ def test_settings_declare_every_open_question_with_its_default():
         "wounded_penalty": 2,
         "armour_penalty": True,
         "long_range_penalty": 2,
+        "gm_widens_blast": True,
         "cover_vs_melee": False,
         "penetrating_ignores_cover": True,
         "run_ends_turn": True,
@@ -1543,6 +1545,8 @@ def _random_command(s, what, who, seed):
             return ex.Ready(actor=actor, item="grenade")
         return ex.ThrowGrenade(actor=actor, targets=",".join(rng.sample(WHO, 2)), distance=3)
     if what == "clear":
+        if s.landed and rng.random() < 0.5:  # the GM adds someone else the grenade caught
+            return ex.AlsoInBlast(targets=",".join(rng.sample(WHO, rng.randint(0, 2))))
         return ex.Blast(targets=rng.choice(WHO)) if s.blast else ex.ClearJam(actor=actor)
     if what == "ready":
         item = rng.choice([*T.WEAPONS, "riot_shield", "a hand terminal", ""])

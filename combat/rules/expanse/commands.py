@@ -90,6 +90,15 @@ class Blast(Command):
 
 
 @dataclass(frozen=True)
+class AlsoInBlast(Command):
+    """The GM adds who else the last grenade caught (unseen combatants too, whom the thrower cannot name)."""
+
+    name: ClassVar[str] = "also_in_blast"
+    label: ClassVar[str] = "Who else the grenade caught"
+    targets: str = ""
+
+
+@dataclass(frozen=True)
 class AbilityTest(Command):
     name: ClassVar[str] = "ability_test"
     who: ClassVar[str] = "owner"
@@ -368,6 +377,7 @@ COMMANDS = (
     Attack,
     ThrowGrenade,
     Blast,
+    AlsoInBlast,
     AbilityTest,
     Defend,
     Run,

@@ -78,6 +78,18 @@ class Blasted(Event):
 
 
 @dataclass(frozen=True)
+class BlastWidened(Event):
+    """The GM added combatants within 5 m of a grenade that went off; they take its damage (`faces`, the blast's
+    3d6, rolled now if nobody was caught before)."""
+
+    kind: ClassVar[str] = "blast_widened"
+    thrower: str = ""
+    test: int = 0
+    targets: tuple[str, ...] = ()
+    faces: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class DieChanged(Event):
     kind: ClassVar[str] = "die_changed"
     fighter: str = ""
@@ -354,6 +366,7 @@ EVENTS = (
     TurnEnded,
     Tested,
     Blasted,
+    BlastWidened,
     DieChanged,
     Defended,
     Ran,

@@ -70,6 +70,14 @@ SETTINGS = (
         2,
         choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3")),
     ),
+    Setting(
+        "gm_widens_blast",
+        "The GM adds who else a grenade caught",
+        True,
+        help='Seed: "Grenades effect everyone within 5 metres", but the thrower names only those they see. On: '
+        "until the thrower's next turn the GM may add others in the blast, the unseen too; players never read "
+        "an unseen one's name. Off: only those the thrower named (or the GM placed after a scatter) are hit.",
+    ),
     Setting("cover_vs_melee", "Cover's armour bonus also counts against close combat", False),
     Setting(
         "penetrating_ignores_cover",

@@ -232,6 +232,18 @@ class PendingBlast:
 
 
 @dataclass(frozen=True)
+class LandedGrenade:
+    """A grenade that went off where it was meant to (or where the GM placed it). Seed: "Grenades effect everyone
+    within 5 metres", but the thrower names only those they see: the GM adds the others (`AlsoInBlast`) until the
+    thrower's next turn. `faces` is the blast's 3d6 ((): nobody was caught yet, so no damage was rolled)."""
+
+    thrower: str
+    test: int
+    targets: tuple[str, ...] = ()
+    faces: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class State:
     fighters: tuple[Fighter, ...] = ()
     settings: dict[str, str | int | bool] = field(default_factory=dict)
@@ -248,6 +260,7 @@ class State:
     hits: tuple[Hit, ...] = ()
     free_attacks: tuple[FreeAttack, ...] = ()
     blast: PendingBlast | None = None
+    landed: LandedGrenade | None = None  # the last grenade that went off, for the GM to add who else it caught
     churn: int = 0
     churn_due: tuple[str, ...] = ()  # Churn effects ("minor", "major", "epic") waiting for the GM to apply them
     next_id: int = 1
