@@ -376,6 +376,7 @@ class GmTableView(TableView):
     churn_due: ChurnDue | None = gm_only(None)
     churn_marked: tuple[str, ...] = gm_only(())  # whose next test the Churn makes fail
     churn_targets: tuple[Ref, ...] = gm_only(())
+    churn_conditions: tuple[str, ...] = gm_only(())
     landed: Landed | None = gm_only(None)
 
 

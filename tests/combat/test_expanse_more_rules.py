@@ -234,6 +234,40 @@ def test_the_churn_makes_a_combatants_next_test_fail_whatever_the_dice():
     assert last_test(t).success  # only the marked combatant's next test
 
 
+def test_the_churn_table_is_labelled_the_gm_s_because_neither_seed_nor_notes_give_one():
+    """Notes: "At 10 and 20 the GM rolls on the Churn table" - with no table given, so the setting says so."""
+    setting = next(s for s in ex.SETTINGS if s.key == "churn_over")
+    assert "the seed and notes give none" in setting.label
+    assert all(label.startswith("House table") for _, label in setting.choices)
+    assert "neither they nor the seed give the table" in setting.help
+
+
+def test_the_gm_s_churn_pick_takes_fortune_and_the_engine_applies_it():
+    """The GM's table decides the effect; the engine applies the pick: Luwe loses 3 of her 20 Fortune."""
+    t = churning(9)
+    t.do(ex.AdjustChurn(change=1), faces=[1])
+    t.refuse(ex.ApplyChurn(effect="fortune", target="luwe", points=0), "Take 1 to 20 Fortune")
+    applied, adjusted = t.do(ex.ApplyChurn(effect="fortune", target="luwe", points=3, note="a ricochet"))
+    assert (applied.effect, applied.points, adjusted.change) == ("fortune", 3, -3)
+    assert t.f("luwe").fortune == 17 and t.state.churn_due == ()
+    assert ex.describe(t.state, applied) == "Minor Churn: Luwe loses 3 Fortune (a ricochet)."
+    assert ex.describe(t.state, applied, gm=False) is None  # the Churn stays the GM's ...
+    assert "Churn" not in ex.describe(t.state, adjusted, gm=False)  # ... players see only the Fortune drop
+
+
+def test_the_gm_s_churn_pick_gives_a_condition_and_a_lost_fortune_stops_at_0():
+    t = churning(9)
+    t.do(ex.AdjustChurn(change=11), faces=[1, 1])  # 10 and 20: two effects due
+    t.refuse(ex.ApplyChurn(effect="condition", target="boss", condition="Taken out"), "Choose one of the conditions")
+    applied, condition = t.do(ex.ApplyChurn(effect="condition", target="boss", condition="Prone"))
+    assert condition == ex.ConditionSet(target="boss", condition="Prone") and t.f("boss").prone
+    assert ex.describe(t.state, applied) == "Minor Churn: Boss takes the Prone condition."
+    t.refuse(ex.ApplyChurn(effect="condition", target="boss", condition="Prone"), "already has the Prone")
+    grunt_fortune = t.f("grunt").fortune
+    _, adjusted = t.do(ex.ApplyChurn(effect="fortune", target="grunt", points=20))
+    assert adjusted.change == -grunt_fortune and t.f("grunt").fortune == 0 and t.state.churn_due == ()
+
+
 def test_a_churned_grenade_scatters():
     t = churning(9)
     t.do(ex.AdjustChurn(change=1), faces=[1])
@@ -250,7 +284,7 @@ def test_a_narrative_churn_effect_is_the_gms_to_tell_and_players_never_read_it()
     [reached] = t.do(ex.AdjustChurn(change=1))[1:]
     assert reached.severity == "epic" and reached.roll == 0
     t.refuse(ex.ApplyChurn(effect="narrate", note="  "), "Say what the Churn does")
-    t.refuse(ex.ApplyChurn(effect="explode"), "next test fail, or narrate")
+    t.refuse(ex.ApplyChurn(effect="explode"), "or narrate what the Churn does")
     [applied] = t.do(ex.ApplyChurn(effect="narrate", note="The station's spin gravity fails"))
     assert t.state.churn_due == ()
     assert ex.describe(t.state, applied) == "Epic Churn: The station's spin gravity fails."

@@ -1485,8 +1485,14 @@ def _random_command(s, what, who, seed):
         return random_free_roll(["luwe", "furo"], seed)
     if what == "churn":  # the pool grows to its thresholds; the GM applies what comes due
         if s.churn_due:
-            effect = rng.choice(["fail", "narrate"])
-            return ex.ApplyChurn(effect=effect, target=WHO[who], note=rng.choice(["", "the lights go out"]))
+            effect = rng.choice(["fail", "narrate", "fortune", "condition"])
+            return ex.ApplyChurn(
+                effect=effect,
+                target=WHO[who],
+                note=rng.choice(["", "the lights go out"]),
+                points=rng.randint(0, 5),
+                condition=rng.choice(["Prone", "Fatigued", "Taken out"]),
+            )
         return ex.AdjustChurn(change=rng.randint(1, 12))
     if what == "attack":
         weapon = rng.choice([w for w in T.WEAPONS if w != "grenade"])

@@ -358,9 +358,11 @@ class AdjustChurn(Command):
 class ApplyChurn(Command):
     name: ClassVar[str] = "apply_churn"
     label: ClassVar[str] = "Apply the Churn effect"
-    effect: str = "narrate"  # "fail": `target`'s next test fails; "narrate": what happens, in `note`
-    target: str = ""
+    effect: str = "narrate"  # "fail": `target`'s next test fails; "fortune"/"condition": `target` loses `points`
+    target: str = ""  # Fortune or takes `condition`; "narrate": what happens, in `note`
     note: str = ""
+    points: int = 0
+    condition: str = ""
 
 
 @dataclass(frozen=True)

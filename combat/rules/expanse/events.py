@@ -336,14 +336,17 @@ class ChurnReached(Event):
 
 @dataclass(frozen=True)
 class ChurnApplied(Event):
-    """The GM applied a Churn effect that was due: a combatant's next test fails, or the GM narrates it."""
+    """The GM applied a Churn effect that was due: a combatant's next test fails, loses Fortune (a FortuneAdjusted
+    follows) or takes a condition (a ConditionSet follows), or the GM narrates it."""
 
     kind: ClassVar[str] = "churn_applied"
     audience: ClassVar[str] = "gm"
     severity: str = "minor"
-    effect: str = "narrate"  # "fail" or "narrate"
+    effect: str = "narrate"  # "fail", "fortune", "condition" or "narrate"
     target: str = ""
     note: str = ""
+    points: int = 0  # "fortune": how much was lost
+    condition: str = ""  # "condition": which
 
 
 @dataclass(frozen=True)
