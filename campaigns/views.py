@@ -399,17 +399,18 @@ def character_detail(request, campaign_id, character_id):
         schema = character.model.stats
         values = character.full_stats()
         derived = {item.key: item for item in character.derived_stats()}
+        fight = schema.in_fight(values)  # "7 in a fight, with Medium armour +4": what armour and the like change
         groups: dict[str, list] = {}
         for stat in schema.stats:
             if stat.key in derived:  # "Defense 13 = 10 + Dexterity 3", or that the GM set it
                 groups.setdefault(stat.group or "Stats", []).append(
-                    (stat, derived[stat.key].value, derived[stat.key].note)
+                    (stat, derived[stat.key].value, derived[stat.key].note, fight.get(stat.key, ""))
                 )
                 continue
             value = values.get(stat.key, stat.default)
             if stat.choices:
                 value = dict(stat.choices).get(value, value)
-            groups.setdefault(stat.group or "Stats", []).append((stat, value, ""))
+            groups.setdefault(stat.group or "Stats", []).append((stat, value, "", fight.get(stat.key, "")))
         context["stat_groups"] = list(groups.items())
     return render(request, "campaigns/character_detail.html", context)
 

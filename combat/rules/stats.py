@@ -160,6 +160,9 @@ class StatSchema:
     stats: tuple[Stat, ...]
     capped: tuple[tuple[str, str], ...] = ()
     groups: tuple[str, ...] = field(default=())
+    # What the fight makes of some stats, for the sheet: {stat key: "7 in a fight, with Medium armour +4"}, read
+    # from the resolved sheet (derived values and the GM's overrides in). None: the fight uses the sheet as it is.
+    fight: Callable[[Mapping[str, Any]], dict[str, str]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         keys = [s.key for s in self.stats]
@@ -203,6 +206,10 @@ class StatSchema:
     def resolve(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """The sheet as the fight reads it: typed stats over their defaults, plus every derived stat's value."""
         return {**self.defaults(), **values, **{d.key: d.value for d in self.derived(values)}}
+
+    def in_fight(self, values: Mapping[str, Any]) -> dict[str, str]:
+        """{stat key: how the fight's value differs from the sheet's} (see `fight`); empty for most models."""
+        return self.fight(self.resolve(values)) if self.fight else {}
 
     def clean_overrides(self, raw: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, str]]:
         """The GM's overrides of derived stats: an empty value means none; other keys are ignored.

@@ -28,6 +28,7 @@ from combat.tables.expanse_views import (
     GmTableView,
     Hit,
     Jam,
+    Landed,
     MeView,
     ObjectSize,
     Panel,
@@ -223,7 +224,16 @@ def _gm_view(state, ties) -> dict:
         if fid:
             panels.append(_panel(state, state.fighter(fid), gm=True))
     everyone = tuple(Ref(key=f.id, name=f.name) for f in state.fighters)
+    landed = None
+    if state.landed:
+        caught = state.landed.targets
+        landed = Landed(
+            thrower=state.fighter(state.landed.thrower).name,
+            caught=tuple(state.fighter(fid).name for fid in caught),
+            others=tuple(Ref(key=f.id, name=f.name) for f in state.fighters if f.id not in caught and not f.out),
+        )
     return dict(
+        landed=landed,
         entered_dice=bool(state.settings.get("entered_dice")),
         churn=state.churn,
         churn_jam_cost=state.settings.get("churn_jam_cost", 1),

@@ -17,5 +17,6 @@ def churn_fields(state: ex.State) -> dict:
     return dict(
         churn_due=due,
         churn_marked=tuple(f.name for f in state.fighters if f.churn_fail),
-        churn_targets=tuple(Ref(key=f.id, name=f.name) for f in state.fighters if not f.out and not f.churn_fail),
+        churn_targets=tuple(Ref(key=f.id, name=f.name) for f in state.fighters if not f.out),
+        churn_conditions=churn.CHURN_CONDITIONS,
     )

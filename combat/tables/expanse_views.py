@@ -96,6 +96,15 @@ class Blast:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Landed:
+    """The last grenade that went off, for the GM to add who else is within 5 m (`others`, the unseen included)."""
+
+    thrower: str
+    caught: tuple[str, ...]
+    others: tuple[Ref, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
 class TableView:
     """The table as every player sees it."""
 
@@ -367,6 +376,8 @@ class GmTableView(TableView):
     churn_due: ChurnDue | None = gm_only(None)
     churn_marked: tuple[str, ...] = gm_only(())  # whose next test the Churn makes fail
     churn_targets: tuple[Ref, ...] = gm_only(())
+    churn_conditions: tuple[str, ...] = gm_only(())
+    landed: Landed | None = gm_only(None)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -156,3 +156,28 @@ def test_stored_typed_values_become_overrides_only_where_someone_chose_them(camp
     assert back["chosen"] == {"dexterity": 3, "defense": 16, "toughness": 5}
     assert back["hero_stock"] == {"dex": 23, "initiative_dex": 23}
     assert back["formula"]["defense"] == 12
+
+
+def test_the_sheet_shows_toughness_speed_and_dexterity_as_the_fight_uses_them(campaign, player, player_browser):
+    """Seed: "Toughness is equal to your Constitution Score ... It is modified by your armour, which decreases your
+    Dexterity and Speed" (Medium Body Armour +4 / -2). Constitution 3 in medium armour fights at Toughness 7."""
+    naomi = Character.objects.create(
+        campaign=campaign,
+        name="Naomi",
+        owner=player,
+        system="expanse",
+        stats={"constitution": 3, "dexterity": 3, "speed": 11, "armour": "medium"},
+    )
+    page = visible_text(player_browser.get(detail_url(naomi)))
+    assert "Toughness 3 = Constitution 3 (7 in a fight, with Medium armour +4)" in page
+    assert "Dexterity 3 (1 in Dexterity tests, after Medium armour − 2)" in page
+    assert "Speed (m) 11 (9 in a fight, after Medium armour − 2)" in page
+    assert "Defense 11 = 10 + Dexterity 3 − 2 (Medium armour) (13 in an encounter whose GM turned the armour " in page
+
+
+def test_a_sheet_without_armour_shows_no_fight_notes(player_browser, campaign, player):
+    plain = Character.objects.create(
+        campaign=campaign, name="Amos", owner=player, system="expanse", stats={"constitution": 4}
+    )
+    page = visible_text(player_browser.get(detail_url(plain)))
+    assert "Toughness 4 = Constitution 4" in page and "in a fight" not in page

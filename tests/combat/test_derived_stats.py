@@ -81,6 +81,28 @@ def test_the_fight_attacks_the_derived_defense(faces, hits):
     assert last_test(t).success is hits
 
 
+@pytest.mark.parametrize("penalty_on,defense", [(True, 11), (False, 13)])
+def test_the_fight_s_defense_follows_the_armour_penalty_setting(penalty_on, defense):
+    """Seed: armour "decreases your Dexterity and Speed"; the GM's `armour_penalty` setting, off when "your sheets
+    already include it", leaves the penalty out of Dexterity tests and Speed, and so out of Defense too:
+    Dexterity 3 in medium armour (-2) fights at Defense 11 with the setting on and 13 with it off."""
+    state = encounter(luwe(), boss_from(dexterity=3, armour="medium", speed=11), armour_penalty=penalty_on)
+    boss = state.fighter("boss")
+    assert ex.defense(state, boss) == defense
+    assert ex.speed(state, boss) == (9 if penalty_on else 11)
+    assert ex.ability(state, boss, "Dexterity") == (1 if penalty_on else 3)
+    t = begun(("luwe", "boss"), state)
+    t.do(pistol(), faces=[2, 2, 3] + ([1, 1] if penalty_on else []))  # 7 + 5 = 12: hits 11, misses 13
+    assert last_test(t).success is penalty_on
+
+
+def test_a_defense_the_gm_set_is_used_as_it_is_whatever_the_armour_penalty_setting():
+    """The GM's override is the number the fight uses: the setting gives back only what the sheet took off."""
+    f = boss_from(dexterity=3, armour="medium", **{OVERRIDES: {"defense": 15}})
+    assert f.defense_armour == 0
+    assert ex.defense(encounter(luwe(), f, armour_penalty=False), f) == 15
+
+
 # --- the GM's override ----------------------------------------------------------------------------------------------
 
 

@@ -63,6 +63,23 @@ def test_the_gm_is_prompted_for_a_churn_effect_and_applies_it_from_the_screen(
     assert kinds["churn_reached"] == "gm" and kinds["churn_applied"] == "gm"
 
 
+def test_the_gm_picks_a_fortune_loss_for_the_churn_from_the_screen(gm_client, campaign, gm, player, rosa, marcus, thug):
+    """Neither seed nor notes give the Churn table: the GM's pick is applied, here a lost Fortune."""
+    enc = build(campaign, gm, [rosa, marcus], thug, churn=True)
+    begin(enc, gm, rosa, marcus, thug)
+    assert go(enc, gm, "adjust_churn", dice=[1], change=10).ok
+    assert "Your table decides (the seed gives none)" in text(gm_html(enc))
+    form = form_sending(gm_html(enc), "apply_churn")
+    assert "Prone" in form.options["condition"] and "Taken out" not in form.options["condition"]
+    sends = {k: v for k, v in form.sends.items() if k != "csrfmiddlewaretoken"}
+    sends.update(effect="fortune", target=key(rosa), points="4")
+    assert notice(post_act(gm_client, enc, sends.pop("command"), key_=sends.pop("key"), **sends)) == ""
+    assert state_of(enc).fighter(key(rosa)).fortune == 14 and state_of(enc).churn_due == ()
+    players = player_html(enc, player)
+    assert_no_gm_fact(players, enc)
+    assert "Churn" not in players
+
+
 def test_a_forged_attack_at_an_unseen_enemy_is_refused_unnamed(client, campaign, gm, player, rosa, marcus, thug):
     """Seed 004, Ranged Attack: "You fire or throw a ranged weapon at one visible enemy within range"."""
     encounter, spotter_key = spotter_fight(campaign, gm, rosa, marcus, thug)

@@ -12,7 +12,7 @@ import pytest
 from combat.rules import expanse as ex
 from combat.rules.core import Reveal
 from combat.rules.expanse import churn
-from tests.combat.test_expanse_rules import begun, boss, encounter, furo, grunt, last_test, luwe, pistol
+from tests.combat.test_expanse_rules import begun, boss, encounter, furo, grunt, last_test, luwe, pistol, to_turn
 
 # --- penetrating damage ------------------------------------------------------------------------------------------
 
@@ -122,6 +122,55 @@ def test_an_unseen_enemy_cannot_be_attacked_and_the_refusal_never_names_it():
     t.refuse(pistol("grunt"), r"^Luwe cannot see that target\.$")  # not "Grunt is already out"
 
 
+def test_the_gm_adds_an_unseen_enemy_in_the_blast_and_players_never_read_its_name():
+    """Seed, Explosives: "Grenades effect everyone within 5 metres" - an unseen Grunt in the blast too, though the
+    thrower may name only "one visible enemy" (refused without its name, above)."""
+    t = begun(state=unseen_grunt())
+    t.do(ex.Ready(actor="luwe", item="grenade"))
+    # Accuracy 3: 9 + 3 = 12 against TN 11, landing on the Boss: 3d6 = 16.
+    t.do(ex.ThrowGrenade(actor="luwe", targets="boss", distance=8), faces=[2, 3, 4, 5, 5, 6])
+    assert t.state.landed.targets == ("boss",)
+    e, *_ = t.do(ex.AlsoInBlast(targets="grunt"))  # the same 3d6, no new dice (and Luwe's turn ends: nothing left)
+    assert (e.targets, e.faces) == (("grunt",), (5, 5, 6))
+    hits = {h.target: h for h in t.state.hits}
+    assert hits["grunt"].damage == 16 and hits["grunt"].after_toughness == 15  # Toughness 1
+    assert ex.describe(t.state, e) == "Luwe's grenade also catches Grunt for 16 damage."
+    assert "Grunt" not in ex.describe(t.state, e, gm=False)
+    t.refuse(ex.AlsoInBlast(targets="grunt"), "Grunt is already caught in that blast")
+    t.refuse(ex.AlsoInBlast(targets=""), "Choose who else is within 5 m")
+
+
+def test_a_grenade_aimed_at_no_one_rolls_its_damage_when_the_gm_adds_someone():
+    """The thrower saw nobody to name: the blast's 3d6 are rolled when the GM says who was within 5 m."""
+    t = begun(state=unseen_grunt())
+    t.do(ex.Ready(actor="luwe", item="grenade"))
+    t.do(ex.ThrowGrenade(actor="luwe", targets="", distance=8), faces=[2, 3, 4])
+    assert not t.state.hits
+    t.do(ex.AlsoInBlast(targets="grunt"), faces=[1, 2, 3])
+    assert [(h.target, h.damage) for h in t.state.hits] == [("grunt", 6)]
+    to_turn(t, "boss")
+    to_turn(t, "luwe")  # the thrower's next turn: the GM's chance has passed
+    t.refuse(ex.AlsoInBlast(targets="boss"), "No grenade has gone off")
+
+
+def test_a_placed_scattered_grenade_can_take_in_more_and_a_missed_one_cannot():
+    t = begun(state=unseen_grunt())
+    t.do(ex.Ready(actor="luwe", item="grenade"))
+    t.do(ex.ThrowGrenade(actor="luwe", targets="boss", distance=8), faces=[1, 2, 4, 4])  # misses: scatters 4 m
+    t.refuse(ex.AlsoInBlast(targets="grunt"), "No grenade has gone off")
+    t.do(ex.Blast(targets="boss"), faces=[1, 2, 3])
+    t.do(ex.AlsoInBlast(targets="grunt"))
+    assert [(h.target, h.damage) for h in t.state.hits] == [("boss", 6), ("grunt", 6)]
+
+
+def test_with_the_setting_off_a_grenade_hits_only_whom_it_was_aimed_at():
+    t = begun(state=replace(unseen_grunt(), settings={**unseen_grunt().settings, "gm_widens_blast": False}))
+    t.do(ex.Ready(actor="luwe", item="grenade"))
+    t.do(ex.ThrowGrenade(actor="luwe", targets="boss", distance=8), faces=[2, 3, 4, 5, 5, 6])
+    assert t.state.landed is None
+    t.refuse(ex.AlsoInBlast(targets="grunt"), "hits only whom it was aimed at")
+
+
 def test_a_revealed_enemy_can_be_attacked_and_enemies_see_the_party():
     t = begun(("boss", "luwe", "furo", "grunt"), state=unseen_grunt())
     t.do(ex.Attack(actor="boss", action="ranged_attack", weapon="pistol", target="luwe", distance=5), faces=[1, 1, 2])
@@ -185,6 +234,40 @@ def test_the_churn_makes_a_combatants_next_test_fail_whatever_the_dice():
     assert last_test(t).success  # only the marked combatant's next test
 
 
+def test_the_churn_table_is_labelled_the_gm_s_because_neither_seed_nor_notes_give_one():
+    """Notes: "At 10 and 20 the GM rolls on the Churn table" - with no table given, so the setting says so."""
+    setting = next(s for s in ex.SETTINGS if s.key == "churn_over")
+    assert "the seed and notes give none" in setting.label
+    assert all(label.startswith("House table") for _, label in setting.choices)
+    assert "neither they nor the seed give the table" in setting.help
+
+
+def test_the_gm_s_churn_pick_takes_fortune_and_the_engine_applies_it():
+    """The GM's table decides the effect; the engine applies the pick: Luwe loses 3 of her 20 Fortune."""
+    t = churning(9)
+    t.do(ex.AdjustChurn(change=1), faces=[1])
+    t.refuse(ex.ApplyChurn(effect="fortune", target="luwe", points=0), "Take 1 to 20 Fortune")
+    applied, adjusted = t.do(ex.ApplyChurn(effect="fortune", target="luwe", points=3, note="a ricochet"))
+    assert (applied.effect, applied.points, adjusted.change) == ("fortune", 3, -3)
+    assert t.f("luwe").fortune == 17 and t.state.churn_due == ()
+    assert ex.describe(t.state, applied) == "Minor Churn: Luwe loses 3 Fortune (a ricochet)."
+    assert ex.describe(t.state, applied, gm=False) is None  # the Churn stays the GM's ...
+    assert "Churn" not in ex.describe(t.state, adjusted, gm=False)  # ... players see only the Fortune drop
+
+
+def test_the_gm_s_churn_pick_gives_a_condition_and_a_lost_fortune_stops_at_0():
+    t = churning(9)
+    t.do(ex.AdjustChurn(change=11), faces=[1, 1])  # 10 and 20: two effects due
+    t.refuse(ex.ApplyChurn(effect="condition", target="boss", condition="Taken out"), "Choose one of the conditions")
+    applied, condition = t.do(ex.ApplyChurn(effect="condition", target="boss", condition="Prone"))
+    assert condition == ex.ConditionSet(target="boss", condition="Prone") and t.f("boss").prone
+    assert ex.describe(t.state, applied) == "Minor Churn: Boss takes the Prone condition."
+    t.refuse(ex.ApplyChurn(effect="condition", target="boss", condition="Prone"), "already has the Prone")
+    grunt_fortune = t.f("grunt").fortune
+    _, adjusted = t.do(ex.ApplyChurn(effect="fortune", target="grunt", points=20))
+    assert adjusted.change == -grunt_fortune and t.f("grunt").fortune == 0 and t.state.churn_due == ()
+
+
 def test_a_churned_grenade_scatters():
     t = churning(9)
     t.do(ex.AdjustChurn(change=1), faces=[1])
@@ -201,7 +284,7 @@ def test_a_narrative_churn_effect_is_the_gms_to_tell_and_players_never_read_it()
     [reached] = t.do(ex.AdjustChurn(change=1))[1:]
     assert reached.severity == "epic" and reached.roll == 0
     t.refuse(ex.ApplyChurn(effect="narrate", note="  "), "Say what the Churn does")
-    t.refuse(ex.ApplyChurn(effect="explode"), "next test fail, or narrate")
+    t.refuse(ex.ApplyChurn(effect="explode"), "or narrate what the Churn does")
     [applied] = t.do(ex.ApplyChurn(effect="narrate", note="The station's spin gravity fails"))
     assert t.state.churn_due == ()
     assert ex.describe(t.state, applied) == "Epic Churn: The station's spin gravity fails."

@@ -1348,6 +1348,7 @@ def test_who_may_issue_each_command():
         "next_turn",
         "interrupt",
         "blast",
+        "also_in_blast",
         "approve_roll_over",
         "add_stunt",
         "breathers",
@@ -1386,6 +1387,7 @@ def test_settings_declare_every_open_question_with_its_default():
         "wounded_penalty": 2,
         "armour_penalty": True,
         "long_range_penalty": 2,
+        "gm_widens_blast": True,
         "cover_vs_melee": False,
         "penetrating_ignores_cover": True,
         "run_ends_turn": True,
@@ -1483,8 +1485,14 @@ def _random_command(s, what, who, seed):
         return random_free_roll(["luwe", "furo"], seed)
     if what == "churn":  # the pool grows to its thresholds; the GM applies what comes due
         if s.churn_due:
-            effect = rng.choice(["fail", "narrate"])
-            return ex.ApplyChurn(effect=effect, target=WHO[who], note=rng.choice(["", "the lights go out"]))
+            effect = rng.choice(["fail", "narrate", "fortune", "condition"])
+            return ex.ApplyChurn(
+                effect=effect,
+                target=WHO[who],
+                note=rng.choice(["", "the lights go out"]),
+                points=rng.randint(0, 5),
+                condition=rng.choice(["Prone", "Fatigued", "Taken out"]),
+            )
         return ex.AdjustChurn(change=rng.randint(1, 12))
     if what == "attack":
         weapon = rng.choice([w for w in T.WEAPONS if w != "grenade"])
@@ -1543,6 +1551,8 @@ def _random_command(s, what, who, seed):
             return ex.Ready(actor=actor, item="grenade")
         return ex.ThrowGrenade(actor=actor, targets=",".join(rng.sample(WHO, 2)), distance=3)
     if what == "clear":
+        if s.landed and rng.random() < 0.5:  # the GM adds someone else the grenade caught
+            return ex.AlsoInBlast(targets=",".join(rng.sample(WHO, rng.randint(0, 2))))
         return ex.Blast(targets=rng.choice(WHO)) if s.blast else ex.ClearJam(actor=actor)
     if what == "ready":
         item = rng.choice([*T.WEAPONS, "riot_shield", "a hand terminal", ""])
@@ -1580,10 +1590,14 @@ def test_random_play_keeps_every_invariant(actions, churn, weapons_at_start):
                 t.undo_last()
             check_invariants(t)
             continue
+        before, snapshot, logged = t.state, to_json(t.state), len(t.log)
         try:
             command = _random_command(t.state, what, who, seed)
             events = ex.decide(t.state, command, SeededDice(seed))
-        except RuleError:
+        except RuleError as exc:
+            assert str(exc) and str(exc)[0].isupper() and str(exc).endswith(".")  # a refusal is a sentence ...
+            # ... and changes nothing: neither the state (not even a dict inside it) nor the log.
+            assert (t.state, to_json(t.state), len(t.log)) == (before, snapshot, logged)
             check_invariants(t)
             continue
         for event in events:

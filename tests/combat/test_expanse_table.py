@@ -845,6 +845,46 @@ def test_no_player_fragment_ever_shows_a_gm_fact(campaign, gm, player, other_pla
     assert all("Churn" not in html for html in checked)
 
 
+def test_the_gm_adds_an_unseen_spotter_to_a_grenade_s_blast_and_players_never_read_its_name(
+    campaign, gm, player, other_player, rosa, marcus, thug
+):
+    """Seed, Explosives: "Grenades effect everyone within 5 metres"; Rosa may name only whom she sees."""
+    spotter = Character.objects.create(
+        campaign=campaign, name="SECRET Spotter", kind="npc", system="expanse", stats=sheet(defense=14, toughness=1)
+    )
+    encounter = services.create_encounter(
+        campaign,
+        gm,
+        name="Dock",
+        model="expanse",
+        pcs=[rosa, marcus],
+        enemies=[(thug, 1), (spotter, 1)],
+        hidden={spotter.pk},
+    )
+    services.start_encounter(encounter, gm)
+    T1, S = key(thug, 1), f"npc{spotter.pk}-1"
+    state = state_of(encounter)
+    faces = {T1: (1, 1, 2), S: (1, 1, 3), key(rosa): (6, 6, 5), key(marcus): (4, 4, 3)}
+    assert go(encounter, gm, "roll_initiative", dice=[d for f in state.fighters for d in faces[f.id]]).ok
+    assert go(encounter, gm, "next_turn").ok  # Rosa (21) first
+    assert go(encounter, gm, "give_weapon", target=key(rosa), weapon="grenade").ok  # in Rosa's hand
+    refused = go(encounter, player, "throw_grenade", actor=key(rosa), targets=f"{T1},{S}", distance=5)
+    assert not refused.ok and "Spotter" not in refused.error and S not in refused.error
+    # Accuracy 3: 4, 4 and 5 + 3 = 16 against TN 11; the blast's 3d6 = 6.
+    assert go(encounter, player, "throw_grenade", dice=[4, 4, 5, 1, 2, 3], actor=key(rosa), targets=T1, distance=5).ok
+    gm_page = html.unescape(gm_html(encounter))
+    assert "Who else is within 5 m of Rosa’s grenade?" in gm_page and "Caught: Thug" in gm_page
+    assert f'id="gm-also-{S}"' in gm_page
+    assert go(encounter, gm, "also_in_blast", targets=S).ok
+    assert [(h.target, h.damage) for h in state_of(encounter).hits] == [(T1, 6), (S, 6)]
+    for user in (player, other_player):
+        page = player_html(encounter, user)
+        assert "Spotter" not in page and S not in page
+        assert_no_gm_fact(page, encounter)
+    players_log = [e.players_text for e in EncounterEvent.objects.filter(encounter=encounter, kind="blast_widened")]
+    assert players_log == ["Rosa's grenade also catches someone unseen for 6 damage."]
+
+
 # --- permissions through the act endpoint -----------------------------------------------------------------------------
 
 GM_ONLY = [
@@ -859,6 +899,7 @@ GM_ONLY = [
     ("approve_roll_over", {"fighter": "R"}),
     ("breathers", {}),
     ("blast", {"targets": "T"}),
+    ("also_in_blast", {"targets": "T"}),
     ("adjust_churn", {"change": "1"}),
     ("churn_jam", {"fighter": "R"}),
     ("apply_churn", {"effect": "fail", "target": "R"}),

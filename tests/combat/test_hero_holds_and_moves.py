@@ -283,6 +283,50 @@ def test_awed_loses_the_next_phase_at_half_dcv_and_cowed_is_at_0_dcv():
     assert t.f("bo").presence == 3 and t.f("bo").current_dcv == 3
 
 
+def test_impressed_hesitates_so_the_attacker_acts_first_in_this_segment():
+    """The seed leaves a Presence attack's effect open ("Actions That Take No Time ... presence attacks"); the GM's
+    setting `presence_effects` applies HERO 6e's table: impressed, the target "hesitates", so the attacker acts first
+    in the target's next phase. Segment 12: Ana (DEX 18), Bo (14), Ogre (11); the Ogre impresses Bo."""
+    t = started(ana(), bo(pre=10), ogre(pre=20))
+    [attack] = t.do(h.PresenceAttack(actor="ogre", target="bo"), faces=[3, 3, 2, 2])  # 10 against 10: impressed
+    assert attack.level == 1 and t.state.order == ("ana", "ogre", "bo")
+    t.do(h.EndPhase(actor="ana"))
+    assert t.state.floor == "ogre"
+    t.do(h.EndPhase(actor="ogre"))
+    assert t.state.floor == "bo" and t.f("bo").hesitant == ""
+
+
+def test_impressed_after_its_phase_hesitates_in_the_next_segment_it_shares_with_the_attacker():
+    """Ana (SPD 4: 3, 6, 9, 12) is impressed in segment 3 by the Ogre (SPD 2: 6, 12), which has no phase there: in
+    segment 6 the Ogre (DEX 11) acts before Ana (DEX 18)."""
+    t = started(ana(pre=10), bo(), ogre(pre=20))
+    for who in ("ana", "bo", "ogre"):
+        t.do(h.EndPhase(actor=who))
+    t.do(h.NextSegment())
+    assert t.state.segment == 3
+    t.do(h.EndPhase(actor="ana"))
+    t.do(h.PresenceAttack(actor="ogre", target="ana"), faces=[3, 3, 2, 2])
+    assert t.f("ana").hesitant == "ogre"
+    t.do(h.NextSegment())
+    assert t.state.segment == 4 and t.f("ana").hesitant == "ogre"  # Bo's segment: not Ana's phase
+    t.do(h.EndPhase(actor="bo"))
+    t.do(h.NextSegment())
+    assert t.state.segment == 6 and t.state.order == ("ogre", "ana") and t.f("ana").hesitant == ""
+
+
+def test_very_impressed_also_hesitates():
+    """Very impressed "hesitates as above" (and keeps only half a phase: below)."""
+    t = started(ana(), bo(pre=10), ogre(pre=20))
+    t.do(h.PresenceAttack(actor="ogre", target="bo"), faces=[5, 5, 5, 5])  # 20 against 10
+    assert t.state.order == ("ana", "ogre", "bo") and t.f("bo").presence == 2
+
+
+def test_with_the_setting_off_impressed_changes_no_order():
+    t = started(ana(), bo(pre=10), ogre(pre=20), presence_effects=False)
+    t.do(h.PresenceAttack(actor="ogre", target="bo"), faces=[3, 3, 2, 2])
+    assert t.state.order == ("ana", "bo", "ogre") and t.f("bo").hesitant == ""
+
+
 def test_very_impressed_leaves_only_half_the_next_phase():
     """The effect levels (HERO 6e): very impressed "only performs a Half Phase Action during his next Phase"."""
     t = started(ana(pre=20), bo(), ogre())

@@ -67,7 +67,7 @@ def test_the_gm_applies_a_churn_effect_that_came_due_and_the_phone_feels_it(daph
     prompt.screenshot(path=PROMPT_SHOT, caret="initial")
     keeps_gm_secrets(rosa, "cleo", ("Churn", "is due", "GM controls", "gm-only"))
 
-    prompt.get_by_label("Whose next test fails").select_option(label=ROSA)
+    prompt.get_by_label("Who it strikes").select_option(label=ROSA)
     prompt.get_by_label("What happens (for the log)").fill("her sights are knocked")
     prompt.get_by_role("button", name="Apply the Churn").click()
     expect(gm.locator("#gm-churn-due")).to_have_count(0)

@@ -1,15 +1,17 @@
 """The Churn (optional rule): the pool's thresholds become effects, and the GM applies each one.
 
-The pool grows by itself (evolve.py: a success with Drama Die 6, 4+ SP on one stunt, Fortune changing a die, the
-end of the encounter) and the GM may adjust it. The rules notes: "At 10 and 20 the GM rolls on the Churn table;
-at 30 an epic effect and the pool resets." Neither the seed nor the notes give the table, so how a roll reads is
-the GM's setting (`churn_over`, DEFAULT: roll 1d6, a major effect grows likelier at 20).
+What the seed and the notes give, and the engine applies: the pool grows by itself (evolve.py: a success with
+Drama Die 6, 4+ SP on one stunt, Fortune changing a die, the end of the encounter) and the GM may adjust it; the
+seed lets the GM "spend Churn Points on missed firearms attacks to cause it to jam or run out of ammo" (ChurnJam);
+the notes: "At 10 and 20 the GM rolls on the Churn table; at 30 an epic effect and the pool resets."
 
-An effect that comes due waits in `State.churn_due` (the GM's table shows it with a prompt) until the GM applies
-it with `ApplyChurn`: a combatant's next test fails automatically whatever the dice (what the engine can apply
-by itself: "a character automatically fails an ability test"), or the GM narrates what happens (a new threat, a
-hazard, reinforcements). The Churn is the GM's: its events are GM-only, and players see the pool only when the GM
-makes it public (`churn_public`; the notes leave it open).
+What neither gives: the Churn table itself. So everything below the thresholds is the GM's, and labelled so: how
+a threshold reads (`churn_over`, a house table: minor or major, with or without a 1d6) and what the effect is. The
+prompts in SEVERITIES are our suggestions, not the seed's. When an effect comes due it waits in `State.churn_due`
+until the GM picks what it does with `ApplyChurn`, and the engine applies what it can of the pick: a combatant's
+next test fails whatever the dice, a combatant loses Fortune, or takes a condition; anything else the GM narrates.
+The Churn is the GM's: its events are GM-only (a lost Fortune or a condition is logged as the GM's ordinary edit,
+without the word Churn), and players see the pool only when the GM makes it public (`churn_public`).
 
 This module holds the table as data, the decider, the evolve handlers and the sentences for the Churn's events;
 decide.py, evolve.py and describe.py map the event and command classes here.
@@ -23,12 +25,16 @@ from combat.rules.core import Event, RuleError, Setting, Sight, require
 from combat.rules.dice import Dice
 from combat.rules.expanse import rulebook as book
 from combat.rules.expanse.commands import ApplyChurn
-from combat.rules.expanse.events import ChurnApplied, ChurnReached, Tested
+from combat.rules.expanse.events import ChurnApplied, ChurnReached, ConditionSet, FortuneAdjusted, Tested
 from combat.rules.expanse.state import State, put
+from combat.rules.expanse.stats import CONDITIONS
+
+# What a Churn effect may inflict: any condition but being taken out (damage decides that).
+CHURN_CONDITIONS = tuple(c for c in CONDITIONS if c != book.TAKEN_OUT)
 
 CHURN_DIE = 6
 
-# Severity -> (label, the GM's prompt). The prompts paraphrase the kinds of setback the Churn brings to a fight.
+# Severity -> (label, the GM's prompt). Our suggestions of the setbacks a Churn effect may bring; not the seed's.
 SEVERITIES: dict[str, tuple[str, str]] = {
     "minor": (
         "Minor",
@@ -52,13 +58,16 @@ SEVERITIES: dict[str, tuple[str, str]] = {
 CHURN_OVER: dict[str, dict[int, int]] = {"roll": {10: 5, 20: 3}, "fixed": {10: 0, 20: 0}}
 CHURN_OVER_SETTING = Setting(
     "churn_over",
-    "The Churn Over table at 10 and 20",
+    "Your Churn table at 10 and 20 (a house rule: the seed and notes give none)",
     "roll",
     choices=(
-        ("roll", "Roll 1d6: at 10, 5-6 is major; at 20, 3-6 is major; else minor"),
-        ("fixed", "No roll: minor at 10, major at 20"),
+        ("roll", "House table: roll 1d6; at 10, 5-6 is major; at 20, 3-6 is major; else minor"),
+        ("fixed", "House table, no roll: minor at 10, major at 20"),
     ),
-    help="The notes say the GM rolls on the Churn table at 10 and 20 but give no table. 30 is always epic.",
+    help="The notes say the GM rolls on the Churn table at 10 and 20 (30: an epic effect, and the pool resets) "
+    "but neither they nor the seed give the table. Pick how a threshold reads; then, when an effect comes due, "
+    "you pick what it does: a combatant's next test fails, a combatant loses Fortune or takes a condition (the "
+    "engine applies these), or you narrate it.",
 )
 
 CHURN_PUBLIC_SETTING = Setting(
@@ -69,7 +78,13 @@ CHURN_PUBLIC_SETTING = Setting(
     "the pool; the thresholds and the effects stay the GM's to narrate.",
 )
 
-EFFECTS = {"fail": "a combatant's next test fails", "narrate": "narrate what happens"}
+EFFECTS = {
+    "fail": "a combatant's next test fails",
+    "fortune": "a combatant loses Fortune",
+    "condition": "a combatant takes a condition",
+    "narrate": "narrate what happens",
+}
+MOST_FORTUNE = 20  # the most Fortune one Churn effect takes
 
 
 def severity(level: int, roll: int, table: str) -> str:
@@ -117,7 +132,10 @@ def fail_tests(state: State, events: list[Event], dice: Dice) -> list[Event]:
 def apply_churn(state: State, c: ApplyChurn, dice: Dice) -> list[Event]:
     require(bool(state.settings.get("churn")), "This encounter does not use Churn.")
     require(bool(state.churn_due), "No Churn effect is due.")
-    require(c.effect in EFFECTS, "Make a combatant's next test fail, or narrate what the Churn does.")
+    require(
+        c.effect in EFFECTS,
+        "Make a combatant's next test fail, take Fortune or give a condition, or narrate what the Churn does.",
+    )
     text = " ".join(str(c.note).split())[:200]
     due = state.churn_due[0]
     if c.effect == "narrate":
@@ -125,9 +143,19 @@ def apply_churn(state: State, c: ApplyChurn, dice: Dice) -> list[Event]:
         return [ChurnApplied(severity=due, effect="narrate", note=text)]
     f = state.fighter(c.target)
     require(not f.out, f"{f.name} is out of the encounter.")
+    applied = ChurnApplied(severity=due, effect=c.effect, target=f.id, note=text)
+    if c.effect == "fortune":
+        require(1 <= c.points <= MOST_FORTUNE, f"Take 1 to {MOST_FORTUNE} Fortune.")
+        require(f.fortune > 0, f"{f.name} has no Fortune left to lose.")
+        lost = min(c.points, f.fortune)
+        return [replace(applied, points=lost), FortuneAdjusted(target=f.id, change=-lost)]
+    if c.effect == "condition":
+        require(c.condition in CHURN_CONDITIONS, f"Choose one of the conditions: {', '.join(CHURN_CONDITIONS)}.")
+        require(c.condition not in f.conditions, f"{f.name} already has the {c.condition} condition.")
+        return [replace(applied, condition=c.condition), ConditionSet(target=f.id, condition=c.condition)]
     if f.churn_fail:
         raise RuleError(f"{f.name}'s next test already fails.")
-    return [ChurnApplied(severity=due, effect="fail", target=f.id, note=text)]
+    return [applied]
 
 
 # --- evolving --------------------------------------------------------------------------------------------------
@@ -165,7 +193,12 @@ def describe_applied(state: State, event: ChurnApplied, sight: Sight) -> str | N
     if not sight.gm:
         return None
     label = SEVERITIES.get(event.severity, ("The", ""))[0]
+    why = f" ({event.note})" if event.note else ""
+    who = sight.name(event.target)
     if event.effect == "fail":
-        why = f" ({event.note})" if event.note else ""
-        return f"{label} Churn: {sight.name(event.target)}'s next test fails whatever the dice{why}"
+        return f"{label} Churn: {who}'s next test fails whatever the dice{why}"
+    if event.effect == "fortune":
+        return f"{label} Churn: {who} loses {event.points} Fortune{why}"
+    if event.effect == "condition":
+        return f"{label} Churn: {who} takes the {event.condition} condition{why}"
     return f"{label} Churn: {event.note}"

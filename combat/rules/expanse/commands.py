@@ -90,6 +90,15 @@ class Blast(Command):
 
 
 @dataclass(frozen=True)
+class AlsoInBlast(Command):
+    """The GM adds who else the last grenade caught (unseen combatants too, whom the thrower cannot name)."""
+
+    name: ClassVar[str] = "also_in_blast"
+    label: ClassVar[str] = "Who else the grenade caught"
+    targets: str = ""
+
+
+@dataclass(frozen=True)
 class AbilityTest(Command):
     name: ClassVar[str] = "ability_test"
     who: ClassVar[str] = "owner"
@@ -349,9 +358,11 @@ class AdjustChurn(Command):
 class ApplyChurn(Command):
     name: ClassVar[str] = "apply_churn"
     label: ClassVar[str] = "Apply the Churn effect"
-    effect: str = "narrate"  # "fail": `target`'s next test fails; "narrate": what happens, in `note`
-    target: str = ""
+    effect: str = "narrate"  # "fail": `target`'s next test fails; "fortune"/"condition": `target` loses `points`
+    target: str = ""  # Fortune or takes `condition`; "narrate": what happens, in `note`
     note: str = ""
+    points: int = 0
+    condition: str = ""
 
 
 @dataclass(frozen=True)
@@ -368,6 +379,7 @@ COMMANDS = (
     Attack,
     ThrowGrenade,
     Blast,
+    AlsoInBlast,
     AbilityTest,
     Defend,
     Run,

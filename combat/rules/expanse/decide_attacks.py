@@ -10,7 +10,15 @@ from combat.rules.core import Event, require, revealed_by_attack
 from combat.rules.dice import Dice
 from combat.rules.expanse import rulebook as book
 from combat.rules.expanse import weapons
-from combat.rules.expanse.commands import AbilityTest, Attack, Blast, ChangeDie, SpendStunt, ThrowGrenade
+from combat.rules.expanse.commands import (
+    AbilityTest,
+    AlsoInBlast,
+    Attack,
+    Blast,
+    ChangeDie,
+    SpendStunt,
+    ThrowGrenade,
+)
 from combat.rules.expanse.decide_checks import (
     acting,
     action_slot,
@@ -24,7 +32,7 @@ from combat.rules.expanse.decide_checks import (
     sees,
     test_faces,
 )
-from combat.rules.expanse.events import Blasted, DieChanged, Opposed, StuntSpent, Tested
+from combat.rules.expanse.events import Blasted, BlastWidened, DieChanged, Opposed, StuntSpent, Tested
 from combat.rules.expanse.state import (
     Fighter,
     State,
@@ -209,6 +217,21 @@ def blast(state: State, c: Blast, dice: Dice) -> list[Event]:
     weapon = book.WEAPONS["grenade"]
     faces = dice.roll(weapon.dice, weapon.sides) if targets else ()
     return [Blasted(thrower=pending.thrower, targets=targets, faces=faces, direction=note(c.direction, 80))]
+
+
+def also_in_blast(state: State, c: AlsoInBlast, dice: Dice) -> list[Event]:
+    """Seed: "Grenades effect everyone within 5 metres." The thrower names only whom they see (parse_targets with a
+    thrower); the GM adds the rest, unseen combatants included. They take the blast's damage, rolled now if
+    nobody had been caught before."""
+    require(bool(state.settings.get("gm_widens_blast")), "In this encounter a grenade hits only whom it was aimed at.")
+    landed = found(state.landed, "No grenade has gone off since the thrower's last turn.")
+    targets = parse_targets(state, c.targets)
+    require(bool(targets), "Choose who else is within 5 m of the blast.")
+    for fid in targets:
+        require(fid not in landed.targets, f"{state.fighter(fid).name} is already caught in that blast.")
+    weapon = book.WEAPONS["grenade"]
+    faces = landed.faces or dice.roll(weapon.dice, weapon.sides)
+    return [BlastWidened(thrower=landed.thrower, test=landed.test, targets=targets, faces=faces)]
 
 
 def ability_test(state: State, c: AbilityTest, dice: Dice) -> list[Event]:

@@ -19,6 +19,7 @@ from combat.rules.expanse.events import (
     Activated,
     Aimed,
     Blasted,
+    BlastWidened,
     BreathersTaken,
     ChurnAdjusted,
     ChurnApplied,
@@ -229,6 +230,14 @@ def _blasted(state: State, event: Blasted, sight: Sight) -> str:
     return (
         f"{sight.name(event.thrower)}'s scattered grenade goes off{where}, catching "
         f"{_names([sight.name(t) for t in event.targets])} for {sum(event.faces)} damage"
+    )
+
+
+def _blast_widened(state: State, event: BlastWidened, sight: Sight) -> str:
+    """Players read "someone unseen" for a combatant they do not know of (Sight.name): never its name."""
+    return (
+        f"{sight.name(event.thrower)}'s grenade also catches {_names([sight.name(t) for t in event.targets])} "
+        f"for {sum(event.faces)} damage"
     )
 
 
@@ -476,6 +485,7 @@ DESCRIBERS: dict[type[Event], Callable[[State, Any, Sight], str | None]] = {
     Interrupted: _interrupted,
     Tested: _tested,
     Blasted: _blasted,
+    BlastWidened: _blast_widened,
     DieChanged: _die_changed,
     StuntSpent: _stunt_spent,
     Defended: _defended,

@@ -78,6 +78,18 @@ class Blasted(Event):
 
 
 @dataclass(frozen=True)
+class BlastWidened(Event):
+    """The GM added combatants within 5 m of a grenade that went off; they take its damage (`faces`, the blast's
+    3d6, rolled now if nobody was caught before)."""
+
+    kind: ClassVar[str] = "blast_widened"
+    thrower: str = ""
+    test: int = 0
+    targets: tuple[str, ...] = ()
+    faces: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class DieChanged(Event):
     kind: ClassVar[str] = "die_changed"
     fighter: str = ""
@@ -324,14 +336,17 @@ class ChurnReached(Event):
 
 @dataclass(frozen=True)
 class ChurnApplied(Event):
-    """The GM applied a Churn effect that was due: a combatant's next test fails, or the GM narrates it."""
+    """The GM applied a Churn effect that was due: a combatant's next test fails, loses Fortune (a FortuneAdjusted
+    follows) or takes a condition (a ConditionSet follows), or the GM narrates it."""
 
     kind: ClassVar[str] = "churn_applied"
     audience: ClassVar[str] = "gm"
     severity: str = "minor"
-    effect: str = "narrate"  # "fail" or "narrate"
+    effect: str = "narrate"  # "fail", "fortune", "condition" or "narrate"
     target: str = ""
     note: str = ""
+    points: int = 0  # "fortune": how much was lost
+    condition: str = ""  # "condition": which
 
 
 @dataclass(frozen=True)
@@ -354,6 +369,7 @@ EVENTS = (
     TurnEnded,
     Tested,
     Blasted,
+    BlastWidened,
     DieChanged,
     Defended,
     Ran,

@@ -18,6 +18,7 @@ from combat.rules.expanse.events import (
     Activated,
     Aimed,
     Blasted,
+    BlastWidened,
     BreathersTaken,
     ChurnAdjusted,
     ChurnApplied,
@@ -57,6 +58,7 @@ from combat.rules.expanse.state import (
     Fighter,
     FreeAttack,
     Hit,
+    LandedGrenade,
     PendingBlast,
     State,
     TestRecord,
@@ -151,6 +153,11 @@ def _penetrates_cover(state: State) -> bool:
     return bool(state.settings.get("penetrating_ignores_cover", False))
 
 
+def _widens_blast(state: State) -> bool:
+    """The GM may add who else a grenade caught (setting `gm_widens_blast`; logs from before: no)."""
+    return bool(state.settings.get("gm_widens_blast", False))
+
+
 def _apply_outcome(state: State, test: TestRecord) -> State:
     """Everything that follows from a test's dice: stunt points, damage, a jam, a scattered grenade, Churn."""
     f = state.fighter(test.fighter)
@@ -164,6 +171,9 @@ def _apply_outcome(state: State, test: TestRecord) -> State:
             state = _make_hit(state, test, target, test.damage)
     if test.kind == "grenade" and not test.success:
         state = replace(state, blast=PendingBlast(thrower=test.fighter, test=test.id, scatter=test.scatter))
+    if test.kind == "grenade" and test.success and _widens_blast(state):
+        landed = LandedGrenade(thrower=test.fighter, test=test.id, targets=test.targets, faces=test.damage_faces)
+        state = replace(state, landed=landed)
     if test.success and test.drama == book.CHURN_DRAMA_DIE:
         state = _churn(state, 1)
     return state
@@ -180,6 +190,8 @@ def _retract_outcome(state: State, test: TestRecord) -> State:
     state = replace(state, hits=tuple(h for h in state.hits if h.test != test.id))
     if state.blast and state.blast.test == test.id:
         state = replace(state, blast=None)
+    if state.landed and state.landed.test == test.id:
+        state = replace(state, landed=None)
     if test.success and test.drama == book.CHURN_DRAMA_DIE:
         state = _churn(state, -1)
     return state
@@ -227,6 +239,8 @@ def _turn_started(state: State, event: TurnStarted) -> State:
         fighters = tuple(replace(f, stunts_used=()) for f in state.fighters)
         state = replace(state, order=order, effects=effects, fighters=fighters, round=event.round)
     effects = tuple(e for e in state.effects if not (e.until == "next_turn" and e.source == event.fighter))
+    if state.landed and state.landed.thrower == event.fighter:  # the GM had until the thrower's next turn
+        state = replace(state, landed=None)
     state = replace(
         state,
         effects=effects,
@@ -274,11 +288,27 @@ def _tested(state: State, event: Tested) -> State:
 def _blasted(state: State, event: Blasted) -> State:
     blast = known(state.blast, "The scattered grenade")
     state = replace(state, blast=None)
+    if _widens_blast(state):
+        landed = LandedGrenade(thrower=blast.thrower, test=blast.test, targets=event.targets, faces=event.faces)
+        state = replace(state, landed=landed)
     state = _lock(state, blast.test)
-    if event.faces:
+    return _blast_hits(state, blast.thrower, blast.test, event.targets, event.faces)
+
+
+def _blast_widened(state: State, event: BlastWidened) -> State:
+    """The GM added who else the grenade caught: the same damage for them; later additions reuse these dice."""
+    landed = known(state.landed, "The grenade that went off")
+    state = replace(state, landed=replace(landed, targets=landed.targets + event.targets, faces=event.faces))
+    state = _lock(state, event.test)
+    return _blast_hits(state, event.thrower, event.test, event.targets, event.faces)
+
+
+def _blast_hits(state: State, thrower: str, test_id: int, targets: tuple[str, ...], faces: tuple[int, ...]) -> State:
+    """Each of `targets` takes the blast's damage (the sum of `faces`) as a hit from the thrower's grenade."""
+    if faces:
         test = TestRecord(
-            id=blast.test,
-            fighter=blast.thrower,
+            id=test_id,
+            fighter=thrower,
             kind="grenade",
             action="ranged_attack",
             ability="Accuracy",
@@ -287,11 +317,11 @@ def _blasted(state: State, event: Blasted) -> State:
             modifier=0,
             tn=0,
             weapon="grenade",
-            damage_faces=event.faces,
+            damage_faces=faces,
             ranged=True,
         )
-        for target in event.targets:
-            state = _make_hit(state, test, target, sum(event.faces))
+        for target in targets:
+            state = _make_hit(state, test, target, sum(faces))
     return state
 
 
@@ -534,6 +564,7 @@ EVOLVERS: dict[type[Event], Callable[[State, Any], State]] = {
     Interrupted: _interrupted,
     Tested: _tested,
     Blasted: _blasted,
+    BlastWidened: _blast_widened,
     DieChanged: _die_changed,
     StuntSpent: _stunt_spent,
     Defended: _defended,

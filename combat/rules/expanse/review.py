@@ -19,6 +19,7 @@ from combat.rules.expanse.events import (
     Activated,
     Aimed,
     Blasted,
+    BlastWidened,
     BreathersTaken,
     ChurnReached,
     ConditionTaken,
@@ -179,7 +180,7 @@ def _facts(state: State, event: Event, after: State, gm: bool) -> Facts:
         return replace(base, actor=event.fighter, rolls=rolls, sp_spent=event.points)
     if isinstance(event, InitiativeRolled):
         return replace(base, rolls=tuple(RollFact(6, r.faces, None, False, False, counted=False) for r in event.rolls))
-    if isinstance(event, Blasted):
+    if isinstance(event, (Blasted, BlastWidened)):
         rolls = (RollFact(6, event.faces, None, False, False, counted=False),) if event.faces else ()
         return replace(base, actor=event.thrower, rolls=rolls)
     if isinstance(event, ConditionTaken):

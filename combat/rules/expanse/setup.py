@@ -60,13 +60,23 @@ SETTINGS = (
         "armour_penalty",
         "Armour penalty lowers Dexterity tests and Speed",
         True,
-        help="Turn off if your sheets already include it.",
+        help="Turn off if your sheets already include it: then Dexterity tests, Speed and Defense all leave it out "
+        "(a sheet works Defense out as 10 + Dexterity less the penalty; a Defense the GM set by hand is used as "
+        "it is).",
     ),
     Setting(
         "long_range_penalty",
         "Attack penalty beyond a weapon's range (up to its maximum)",
         2,
         choices=((0, "0"), (1, "-1"), (2, "-2"), (3, "-3")),
+    ),
+    Setting(
+        "gm_widens_blast",
+        "The GM adds who else a grenade caught",
+        True,
+        help='Seed: "Grenades effect everyone within 5 metres", but the thrower names only those they see. On: '
+        "until the thrower's next turn the GM may add others in the blast, the unseen too; players never read "
+        "an unseen one's name. Off: only those the thrower named (or the GM placed after a scatter) are hit.",
     ),
     Setting("cover_vs_melee", "Cover's armour bonus also counts against close combat", False),
     Setting(
@@ -145,7 +155,10 @@ def fighter_from_sheet(
 ) -> Fighter:
     """A combatant from a character sheet (see expanse.stats); talents may also be typed among the focuses.
 
-    Defense and Toughness are worked out from the sheet unless the GM overrode them (`STATS.resolve`)."""
+    Defense and Toughness are worked out from the sheet unless the GM overrode them (`STATS.resolve`). A worked-out
+    Defense has armour's Dexterity penalty in it: `defense_armour` remembers how much, for the `armour_penalty`
+    setting."""
+    overridden = {d.key for d in STATS.derived(stats) if d.overridden}
     stats = STATS.resolve(stats)
 
     def number(k: str, default: int) -> int:
@@ -176,6 +189,7 @@ def fighter_from_sheet(
         focuses=tuple(f for f in focuses if "(" in f),
         talents=talents,
         defense=number("defense", 11),
+        defense_armour=0 if "defense" in overridden else -ARMOUR.get(str(armour), ARMOUR["none"])[2],
         toughness=max(0, number("toughness", 1)),
         armour=armour if armour in ARMOUR else "none",
         shield=shield if shield in book.SHIELDS else "none",

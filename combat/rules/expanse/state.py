@@ -43,6 +43,9 @@ class Fighter:
     focuses: tuple[str, ...] = ()
     talents: tuple[str, ...] = ()
     defense: int = 11
+    # What armour's Dexterity penalty took off `defense` on the sheet (2 for medium armour; 0 when the GM set
+    # Defense by hand, and in logs from before): the fight gives it back when `armour_penalty` is off.
+    defense_armour: int = 0
     toughness: int = 1
     armour: str = "none"
     shield: str = "none"
@@ -229,6 +232,18 @@ class PendingBlast:
 
 
 @dataclass(frozen=True)
+class LandedGrenade:
+    """A grenade that went off where it was meant to (or where the GM placed it). Seed: "Grenades effect everyone
+    within 5 metres", but the thrower names only those they see: the GM adds the others (`AlsoInBlast`) until the
+    thrower's next turn. `faces` is the blast's 3d6 ((): nobody was caught yet, so no damage was rolled)."""
+
+    thrower: str
+    test: int
+    targets: tuple[str, ...] = ()
+    faces: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class State:
     fighters: tuple[Fighter, ...] = ()
     settings: dict[str, str | int | bool] = field(default_factory=dict)
@@ -245,6 +260,7 @@ class State:
     hits: tuple[Hit, ...] = ()
     free_attacks: tuple[FreeAttack, ...] = ()
     blast: PendingBlast | None = None
+    landed: LandedGrenade | None = None  # the last grenade that went off, for the GM to add who else it caught
     churn: int = 0
     churn_due: tuple[str, ...] = ()  # Churn effects ("minor", "major", "epic") waiting for the GM to apply them
     next_id: int = 1
@@ -380,7 +396,11 @@ def test_bonus(state: State, f: Fighter, ability_name: str, focuses: tuple[str, 
 
 
 def defense(state: State, f: Fighter) -> int:
-    return f.defense + book.SHIELDS.get(f.shield, ("", 0))[1] + sum(e.defense for e in state.effects_on(f.id))
+    """The sheet's Defense (10 + Dexterity, less armour's penalty) with the shield and timed effects. With the GM's
+    `armour_penalty` off ("your sheets already include it"), the penalty the sheet took off comes back, as it does
+    for Dexterity tests and Speed."""
+    base = f.defense if state.settings.get("armour_penalty", True) else f.defense + f.defense_armour
+    return base + book.SHIELDS.get(f.shield, ("", 0))[1] + sum(e.defense for e in state.effects_on(f.id))
 
 
 def toughness(f: Fighter) -> int:

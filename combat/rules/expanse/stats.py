@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from combat.rules.stats import CHOICE, INT, TAGS, Derivation, Stat, StatSchema, whole
+from combat.rules.stats import CHOICE, INT, OVERRIDES, TAGS, Derivation, Stat, StatSchema, whole
 
 ABILITIES = (
     "Accuracy",
@@ -62,10 +62,37 @@ def ability_key(ability: str) -> str:
     return ability.lower()
 
 
+def armour_of(values: Mapping[str, Any]) -> tuple[str, int, int]:
+    """(name, bonus, penalty) of the sheet's armour, from the seed's table."""
+    return ARMOUR.get(str(values.get("armour")), ARMOUR["none"])
+
+
+def in_fight(values: Mapping[str, Any]) -> dict[str, str]:
+    """The seed: Toughness "is modified by your armour, which decreases your Dexterity and Speed". The sheet stores
+    them without armour; these are the numbers the fight uses, for the sheet to show beside them. `values` is the
+    resolved sheet (the GM's overrides in)."""
+    name, bonus, penalty = armour_of(values)
+    notes: dict[str, str] = {}
+    if bonus:
+        toughness = max(0, whole(values, "toughness", 1)) + bonus
+        notes["toughness"] = f"{toughness} in a fight, with {name} +{bonus}"
+    if penalty:
+        after = f"after {name} − {-penalty}"
+        notes["dexterity"] = f"{whole(values, 'dexterity', 1) + penalty} in Dexterity tests, {after}"
+        notes["speed"] = f"{max(0, whole(values, 'speed', 11) + penalty)} in a fight, {after}"
+    overrides = values.get(OVERRIDES)
+    if penalty and not (isinstance(overrides, Mapping) and "defense" in overrides):
+        notes["defense"] = (
+            f"{whole(values, 'defense', 11) - penalty} in an encounter whose GM turned the armour penalty off "
+            "(the sheet's Dexterity already includes it)"
+        )
+    return notes
+
+
 def defense(values: Mapping[str, Any]) -> Derivation:
     """The notes: "Defense = 10 + Dexterity"; the seed's armour "decreases your Dexterity", so Defense with it."""
     dexterity = whole(values, "dexterity", 1)
-    name, _, penalty = ARMOUR.get(str(values.get("armour")), ARMOUR["none"])
+    name, _, penalty = armour_of(values)
     formula = f"10 + Dexterity {dexterity}"
     if penalty:
         formula += f" − {-penalty} ({name})"
@@ -112,7 +139,7 @@ STATS = StatSchema(
             min=0,
             max=20,
             group="Combat",
-            help="Constitution, never below 0; armour adds separately.",
+            help="Constitution, never below 0; armour adds its bonus in the fight.",
             derive=toughness,
         ),
         Stat(
@@ -139,6 +166,7 @@ STATS = StatSchema(
         Stat("conditions", "Conditions", TAGS, default=(), group="Conditions", allowed_tags=CONDITIONS),
     ),
     capped=(("fortune", "fortune_max"),),
+    fight=in_fight,
 )
 
 SUMMARY = ("defense", "toughness", "fortune", "level")

@@ -146,8 +146,20 @@ def _order(state: State, ids: list[str], dice: Dice) -> tuple[tuple[str, ...], t
                 faces[fid] += (face,)
                 by_face.setdefault(face, []).append(fid)
             pending += [g for g in by_face.values() if len(g) > 1]
-    order = tuple(sorted(ids, key=lambda fid: (-dex[fid], tuple(-x for x in faces[fid]))))
+    order = hesitations(state, tuple(sorted(ids, key=lambda fid: (-dex[fid], tuple(-x for x in faces[fid])))))
     return order, tuple(RollOff(fighter=fid, faces=faces[fid]) for fid in order if faces[fid])
+
+
+def hesitations(state: State, order: tuple[str, ...]) -> tuple[str, ...]:
+    """One impressed by a Presence attack hesitates: the attacker, acting in the same segment, goes first
+    (GM setting `presence_effects`)."""
+    moved = list(order)
+    for fid in order:
+        attacker = state.fighter(fid).hesitant
+        if attacker in moved and moved.index(attacker) > moved.index(fid):
+            moved.remove(fid)
+            moved.insert(moved.index(attacker) + 1, fid)
+    return tuple(moved)
 
 
 def _post_12(state: State) -> Recovered:

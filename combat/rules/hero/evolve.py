@@ -137,6 +137,10 @@ def _segment_started(state: State, event: SegmentStarted) -> State:
         skipped=event.skipped,
         ties_set=(),
     )
+    # Whoever hesitated has their next phase now (decide._order put the attacker first): the hesitation is used up.
+    state = replace(
+        state, fighters=tuple(replace(f, hesitant="") if f.hesitant and f.id in event.order else f for f in fighters)
+    )
     for fid in event.lost_holds:
         f = state.fighter(fid)
         state = _put(state, replace(_marked(state, f, _held(f).since, "lost"), held=None))
@@ -239,11 +243,30 @@ def _moved(state: State, event: Moved) -> State:
 def _presence_attacked(state: State, event: PresenceAttacked) -> State:
     """Takes no time. With the GM's setting the effect lands: very impressed (2) and up until the next phase;
     awed (3) or cowed (4) lose a held action, as Stunned does."""
-    if not state.settings.get("presence_effects", True) or event.level < 2:
+    if not state.settings.get("presence_effects", True) or event.level < 1:
         return state
     f = state.fighter(event.target)
+    if event.level <= 2:  # impressed or very impressed: hesitates, so the attacker acts first in the next phase
+        state = _put(state, replace(f, hesitant=event.fighter))
+        state = _let_first(state, event.fighter, f.id)
+        f = state.fighter(f.id)
+    if event.level < 2:
+        return state
     f = replace(f, presence=max(f.presence, event.level))
     return _put(state, replace(f, held=None) if f.presence >= 3 else f)
+
+
+def _let_first(state: State, attacker: str, target: str) -> State:
+    """The target's phase still to come in this segment, with the attacker's after it: the attacker goes first.
+    The hesitation is then used up (a phase later in the turn is ordered by `decide._order` instead)."""
+    rest = state.order[state.cursor :]
+    if target not in rest or state.fighter(target).acted_at == state.now:
+        return state
+    if attacker in rest and rest.index(attacker) > rest.index(target) and state.active != target:
+        moved = [fid for fid in rest if fid != target]
+        moved.insert(moved.index(attacker) + 1, target)
+        state = replace(state, order=state.order[: state.cursor] + tuple(moved))
+    return _put(state, replace(state.fighter(target), hesitant=""))
 
 
 def _hesitated(state: State, event: Hesitated) -> State:

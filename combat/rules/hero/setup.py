@@ -52,8 +52,10 @@ SETTINGS = (
         "presence_effects",
         "The engine applies a Presence attack's effects",
         True,
-        help="Very impressed: only a half phase action in the next phase; awed: that phase is lost, at half DCV "
-        "until then; cowed: as awed, at 0 DCV. Off: the log tells the effect and the GM rules on it.",
+        help="The seed only says Presence attacks take no time; the effect table is HERO 6e's, so the GM may rule "
+        "instead. On (DEFAULT): impressed, the target hesitates and the attacker acts first in the target's next "
+        "phase; very impressed, that and only a half phase action; awed, that phase is lost, at half DCV until "
+        "then; cowed: as awed, at 0 DCV. Off: the log tells the effect and the GM rules on it.",
     ),
     ATTACK_REVEALS,
 )

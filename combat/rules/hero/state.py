@@ -143,6 +143,7 @@ class Fighter:
     pre: int = 10
     ego: int = 10
     presence: int = 0  # a Presence attack's effect until the next phase: 2 very impressed, 3 awed, 4 cowed
+    hesitant: str = ""  # impressed or very impressed by this attacker: they act first in this one's next phase
 
     @property
     def knocked_out(self) -> bool:
