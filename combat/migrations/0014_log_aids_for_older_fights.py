@@ -18,7 +18,8 @@ def fill(apps, schema_editor):
     EncounterEvent = apps.get_model("combat", "EncounterEvent")
     LogCheckpoint = apps.get_model("combat", "LogCheckpoint")
     unworded = EncounterEvent.objects.exclude(wording=WORDING).values("encounter_id")
-    for encounter in Encounter.objects.filter(pk__in=unworded).iterator(chunk_size=50):
+    for pk in list(Encounter.objects.filter(pk__in=unworded).values_list("pk", flat=True)):  # read before writing
+        encounter = Encounter.objects.get(pk=pk)
         try:
             engine = registry.get(encounter.model).engine
             rows = list(EncounterEvent.objects.filter(encounter_id=encounter.pk).order_by("seq"))
