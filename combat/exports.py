@@ -17,14 +17,14 @@ import csv
 import io
 import json
 import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from combat import services
+from combat import history, services
+from combat.markdown import literal as _md
 from combat.models import Combatant, Encounter, EncounterEvent
 from combat.review import may_see_gm_only, unseen
 from combat.rules import registry
@@ -209,21 +209,6 @@ def write_csv(encounter: Encounter, gm_view: bool, out: io.TextIOBase, reader: i
     return count
 
 
-# Markdown punctuation that can start markup anywhere in a line: emphasis, code, links and images, raw HTML,
-# entities, GFM strikethrough and tables, headings. A backslash makes each one literal (CommonMark).
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>&~|#!])")
-# What starts a block when it opens a line (here, a list item's text): a list marker ("- ", "+ ", "1. ", "1) ") or
-# a heading underline.
-_MARKDOWN_LINE_START = re.compile(r"^(\d*)([-+=.)])")
-
-
-def _md(text: str) -> str:
-    """`text` as literal Markdown: on one line, with every character that could start markup escaped."""
-    text = " ".join(text.split())  # a name's line break or leading spaces would start a new block
-    text = _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
-    return _MARKDOWN_LINE_START.sub(r"\1\\\2", text)
-
-
 def session_title(encounter: Encounter) -> str:
     """ "Night at the relay (14 Mar 2031)": the game session the fight belongs to, "" for one outside any."""
     session = encounter.session
@@ -246,6 +231,8 @@ def write_markdown(encounter: Encounter, gm_view: bool, out: io.TextIOBase, read
         text = f"~~{_md(row.text)}~~ (undone)" if row.undone else _md(row.text)
         out.write(f"- {text}\n")
         count += 1
+    if encounter.session_id:  # the session's recap, for the same eyes as the log above (combat.history)
+        out.write(f"\n---\n\n{history.recap_of(encounter, gm_view)}")
     return count
 
 

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from campaigns.models import GameSession, Membership
 from combat import charts, review, selectors, store, stories, tables
-from combat.exports import _md
+from combat.markdown import literal as _md
 from combat.models import Combatant, Encounter
 
 log = logging.getLogger(__name__)
@@ -88,9 +88,22 @@ def _encounters(membership: Membership):
 
 def session_recap(membership: Membership, session: GameSession) -> str:
     """One session's recap in Markdown for this member (the "Download recap" of the History page)."""
-    encounters = list(_encounters(membership).filter(session=session))
-    seen = _seen(encounters, membership.is_gm)
-    return recap_markdown(session, [_fight(e, seen[e.pk], membership.is_gm) for e in encounters])
+    return _recap(session, list(_encounters(membership).filter(session=session)), membership.is_gm)
+
+
+def recap_of(encounter: Encounter, gm: bool) -> str:
+    """The recap of the session `encounter` was fought in, for the GM's eyes or a player's ("" for a fight outside
+    any session): what a member would download from the History page (an encounter's Markdown export ends with it)."""
+    if encounter.session is None:
+        return ""
+    fights = Encounter.objects.filter(campaign_id=encounter.campaign_id, session=encounter.session)
+    fights = fights.exclude(status=Encounter.Status.DRAFT).select_related("session").order_by("-created_at")
+    return _recap(encounter.session, list(fights), gm)
+
+
+def _recap(session: GameSession, encounters: list[Encounter], gm: bool) -> str:
+    seen = _seen(encounters, gm)
+    return recap_markdown(session, [_fight(e, seen[e.pk], gm) for e in encounters])
 
 
 def build(membership: Membership) -> History:

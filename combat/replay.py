@@ -1,10 +1,11 @@
 """The review's replay: the table as it was at one moment of the log, for one viewer.
 
-A moment is a log entry the viewer may read. Its number (the `?at=` of its URL) is the entry's seq for whoever
-reads the whole log; a player's entries are counted 1, 2, 3 … as their exports count them, so a player's link
-says nothing of entries hidden from them. The table of a moment is the state after every live event up to its
-entry (undone ones never happened), drawn by the model's own table partial for the viewer's audience, with no
-controls and no live updates.
+A moment is a log entry the viewer may read. Its number (the `?at=` of its URL) is the entry's seq in the log,
+for every viewer, so a link the GM shares opens the same moment for players; a player's steps go through the seqs
+they may read, and a seq they may not read shows their latest moment at or before it (never the hidden entry).
+A seq tells a player nothing new: their live table already carries the encounter's version. The table of a moment
+is the state after every live event up to its entry (undone ones never happened), drawn by the model's own table
+partial for the viewer's audience, with no controls and no live updates.
 
 The state is read from the newest checkpoint at or before the entry (combat.models.LogCheckpoint, one per 100
 events) and at most 99 events are replayed after it, never the whole log. Jumping round by round replays from a
@@ -29,7 +30,7 @@ from combat.tables.viewmodels import LogEntry, context
 
 @dataclass(frozen=True)
 class Moment:
-    number: int  # as this viewer knows it
+    number: int  # as the URL names it: the log's seq, for every viewer
     seq: int  # the log's own
 
 
@@ -66,7 +67,7 @@ def moments(encounter: Encounter, show_all: bool) -> tuple[list[Moment], dict[in
     else:
         entries = selectors.log_view(encounter, show_all, limit=max(encounter.version, 1))
         seqs, known = [e.seq for e in reversed(entries)], {e.seq: e for e in entries}
-    return [Moment(seq if show_all else n, seq) for n, seq in enumerate(seqs, 1)], known
+    return [Moment(seq, seq) for seq in seqs], known
 
 
 def words(encounter: Encounter, show_all: bool, seqs: list[int], undone: set[int]) -> dict[int, LogEntry]:
@@ -134,15 +135,24 @@ def _round_starts(encounter: Encounter, undone: set[int], seq: int, now: int) ->
     return starts
 
 
-def build(encounter: Encounter, is_gm: bool, at: str | None, players_only: bool = False) -> Replay | None:
-    """The replay at the moment `at` asks for (a moment number; the last moment if absent), for a GM's or a
-    player's eyes; None before anything happened. A number between two moments shows the one before it."""
+def build(
+    encounter: Encounter, is_gm: bool, at: str | None, players_only: bool = False, entry: str | None = None
+) -> Replay | None:
+    """The replay at the moment `at` asks for (a log seq; the last moment if absent), for a GM's or a player's
+    eyes; None before anything happened. A seq this viewer may not read (or between two of theirs) shows their
+    moment before it. `entry` (the slider's, when there is no `at`): the moment's place among the viewer's, from 1,
+    so a player's slider never stops on a seq hidden from them."""
     show_all = may_see_gm_only(encounter, is_gm) and not players_only  # a share link: what players see in play
     shown, known = moments(encounter, show_all)
     if not shown:
         return None
     notice, index = "", len(shown) - 1
-    if at not in (None, ""):
+    if at in (None, "") and entry not in (None, ""):
+        try:
+            index = min(max(int(entry), 1), len(shown)) - 1
+        except (TypeError, ValueError):
+            notice = "That is not a moment of this log; here is its last one."
+    elif at not in (None, ""):
         try:
             wanted = int(at)
         except (TypeError, ValueError):

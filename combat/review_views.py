@@ -53,9 +53,14 @@ def shared_review(request, token):
 
 def _review(request, encounter, is_gm: bool, players_only: bool = False, **extra):
     """The review page (or, for htmx, its replay or timeline alone) for the GM or as players see it."""
-    moment = replay.build(encounter, is_gm, request.GET.get("at"), players_only=players_only)
+    moment = replay.build(
+        encounter, is_gm, request.GET.get("at"), players_only=players_only, entry=request.GET.get("entry")
+    )
     if request.htmx and _target(request) == "replay":  # a step of the replay: that alone, no review
-        return render(request, "combat/log.html#replay", {"encounter": encounter, "replay": moment})
+        response = render(request, "combat/log.html#replay", {"encounter": encounter, "replay": moment})
+        if moment is not None:  # the address bar names the moment shown by its seq, however it was asked for
+            response["HX-Push-Url"] = f"{request.path}?at={moment.moment.seq}"
+        return response
     reader = None if is_gm or players_only else request.user.pk  # a player's own hidden rolls are theirs to read
     data = review.build(encounter, is_gm, players_only=players_only, reader=reader)
     fighter = request.GET.get("fighter", "")

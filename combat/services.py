@@ -29,6 +29,7 @@ from combat.rules.core import (
     clean_settings,
     coerce_form,
     from_json,
+    log_aids,
     replay,
     to_json,
     wording,
@@ -399,8 +400,8 @@ class _DoesNotReplay(Exception):
 
 def create_from_export(campaign, user, data: dict) -> Encounter | None:
     """A new, ended encounter from a GM's complete export (checked by combat.exports). None, and nothing kept, if
-    its log does not replay to the state it was exported with. Entries arrive without words: the log view words
-    them by replaying."""
+    its log does not replay to the state it was exported with. Entries arrive without words: they are worded, and
+    checkpoints kept, as in play (`store_log_aids`)."""
     meta = data["encounter"]
     try:
         with transaction.atomic():
@@ -443,13 +444,35 @@ def create_from_export(campaign, user, data: dict) -> Encounter | None:
                 raise _DoesNotReplay from None
             encounter.state = to_json(state)
             encounter.version = max((e["seq"] for e in data["events"]), default=0)
-            encounter.players_version = sum(e["audience"] != "gm" for e in data["events"])
-            encounter.save(update_fields=["state", "version", "players_version"])
+            encounter.save(update_fields=["state", "version"])
             if "final" in data and encounter.state != data["final"]:
                 raise _DoesNotReplay
+            try:
+                store_log_aids(encounter)  # replays the entries undone since as play had them, too
+            except RuleError:
+                raise _DoesNotReplay from None
     except _DoesNotReplay:
         return None
     return encounter
+
+
+def store_log_aids(encounter: Encounter) -> None:
+    """Word every entry and keep a checkpoint every CHECKPOINT_EVERY entries, as play does, for a log that came
+    without them (an import), so its review reads them rather than replaying the log at each step."""
+    engine = store.engine_for(encounter)
+    log = store.load_log(encounter)
+    words, states = log_aids(engine.describe, engine.evolve, store.load_initial(encounter), log, store.CHECKPOINT_EVERY)
+    rows = list(encounter.events.only("pk", "seq"))
+    for row in rows:
+        row.gm_text, row.players_text = words[row.seq]
+        row.wording = WORDING
+    EncounterEvent.objects.bulk_update(rows, ["gm_text", "players_text", "wording"], batch_size=1000)
+    encounter.checkpoints.all().delete()
+    LogCheckpoint.objects.bulk_create(
+        LogCheckpoint(encounter=encounter, seq=seq, state=to_json(state)) for seq, state in states.items()
+    )
+    encounter.players_version = sum(bool(players) for _, players in words.values())  # as play counts them
+    encounter.save(update_fields=["players_version"])
 
 
 def reveal_log(encounter: Encounter, reveal: bool) -> None:

@@ -312,6 +312,34 @@ def replay(evolve: Callable[[Any, Event], Any], initial: Any, log: Iterable[Logg
     return state
 
 
+def log_aids(
+    describe: Callable[..., str | None],
+    evolve: Callable[[Any, Event], Any],
+    initial: Any,
+    log: list[Logged],
+    every: int,
+) -> tuple[dict[int, tuple[str, str]], dict[int, Any]]:
+    """What a live fight keeps beside its log, worked out from the log alone (an imported fight, or one stored
+    before these were kept): ({seq: (GM's words, players' words)}, {seq: state}). Each entry is worded against the
+    state it was applied to in play, when it was still live even if undone since; a state is kept at every
+    `every`th seq, after the entries live at the end of the log up to it."""
+    final_undone = {seq for item in log if isinstance(item.event, Undone) for seq in item.event.seqs}
+    words: dict[int, tuple[str, str]] = {}
+    states: dict[int, Any] = {}
+    then, now = initial, initial  # as play had it at that entry; as the finished log has it
+    for index, item in enumerate(log):
+        words[item.seq] = wording(describe, None if is_marker(item.event) else then, item.event)
+        if isinstance(item.event, Undone):  # play replayed the log without the entries it took back
+            then = replay(evolve, initial, log[: index + 1])
+        elif not is_marker(item.event):
+            then = evolve(then, item.event)
+            if item.seq not in final_undone:
+                now = evolve(now, item.event)
+        if item.seq % every == 0:
+            states[item.seq] = now
+    return words, states
+
+
 class EventCodec:
     """Maps event kinds and command names to their classes for one model."""
 

@@ -607,5 +607,9 @@ def test_the_markdown_and_printable_exports_say_which_session_the_fight_was(foug
     fought.refresh_from_db()
     md, _ = export(fought, "md", gm_view=False)
     assert md.startswith("# Relay\n\nBurn Bryte · Drift\n\nSession: Night at the \\<relay\\> (14 Mar 2031)\n")
+    # It ends with the session's recap: the session, its fights and highlights.
+    recap = md[md.index("\n---\n\n") :]
+    assert "# Night at the \\<relay\\> (14 Mar 2031)\n" in recap and "## Fights\n\n- **Relay** (Burn Bryte)" in recap
+    assert "## Highlights" in recap and "Collapse" not in recap
     page, _ = export(fought, "html", gm_view=False)
     assert '<p class="meta">Session: Night at the &lt;relay&gt; (14 Mar 2031)</p>' in page

@@ -5,6 +5,7 @@ chat"."""
 
 import dataclasses
 import html
+import io
 import json
 import re
 from datetime import UTC, datetime
@@ -14,7 +15,7 @@ from django.urls import reverse
 
 from campaigns import sessions
 from campaigns.models import Membership
-from combat import history, services, tables
+from combat import exports, history, services, tables
 from combat.rules import registry
 from combat.rules.core import from_json
 from combat.rules.dice import ScriptedDice
@@ -275,3 +276,28 @@ def test_a_players_recap_never_shows_a_hidden_number(hero_fought, campaign, gm, 
     assert "- The biggest hit: Kestrel hit Agent 1 for 3 BODY (Rooftop).\n" in gms
     mine = history.session_recap(membership(player, campaign), evening)
     assert "BODY" not in mine and "The biggest hit" not in mine
+
+
+def markdown_export(encounter, gm_view: bool, reader=None) -> str:
+    out = io.StringIO()
+    exports.write_markdown(encounter, gm_view, out, reader)
+    return out.getvalue()
+
+
+def test_the_markdown_export_ends_with_the_sessions_recap_for_its_reader(ambush, campaign, gm, player, evening):
+    """Issue 20: the session recap is "also in the exports": a fight's Markdown export ends with the recap of its
+    session, the GM's for the GM and a player's for a player, who never reads the unseen enemy's name there."""
+    gms = markdown_export(ambush, True)
+    assert gms.endswith("\n---\n\n" + history.session_recap(membership(gm, campaign), evening))
+    assert "- Who fell: Nivick (Ambush)." in gms
+    mine = markdown_export(ambush, False, reader=player.pk)
+    assert mine.endswith("\n---\n\n" + history.session_recap(membership(player, campaign), evening))
+    assert "Nivick" not in mine and "- **Ambush** (Burn Bryte): Ended after 1 round. Nobody fell." in mine
+
+
+def test_a_players_markdown_export_shows_no_hidden_number_in_its_recap(hero_fought, gm, player, evening):  # noqa: F811
+    hero_fought.session = evening
+    hero_fought.save(update_fields=["session"])
+    assert "- The biggest hit: Kestrel hit Agent 1 for 3 BODY (Rooftop)." in markdown_export(hero_fought, True)
+    mine = markdown_export(hero_fought, False, reader=player.pk)
+    assert "## Highlights" in mine and "The biggest hit" not in mine

@@ -91,19 +91,50 @@ def test_round_jumps_land_on_the_first_entry_of_a_round(fought):
     assert second.round_title == "Round 2"
 
 
-def test_a_players_moments_are_counted_without_gaps_and_never_show_a_gm_fact(fought, client, player, gm):
-    gm_moments = replay.moments(fought, show_all=True)[0]
-    mine = replay.moments(fought, show_all=False)[0]
-    assert [m.number for m in mine] == list(range(1, len(mine) + 1))
-    assert len(mine) < len(gm_moments)  # the Collapse spending is the GM's alone
+def test_a_moment_is_the_logs_seq_for_every_viewer_and_never_shows_a_player_a_gm_fact(fought, client, player, gm):
+    """A link the GM shares opens the same moment for players: `?at=` is the event's seq for everyone. A player's
+    steps go through the seqs they may read; a seq they may not read shows their latest moment before it, never
+    the hidden entry, its log line or its table."""
+    gm_moments = [m.seq for m in replay.moments(fought, show_all=True)[0]]
+    mine = [m.seq for m in replay.moments(fought, show_all=False)[0]]
+    assert [m.number for m in replay.moments(fought, show_all=False)[0]] == mine  # numbered by the log's seq
+    hidden = sorted(set(gm_moments) - set(mine))
+    assert hidden and set(mine) < set(gm_moments)  # the Collapse spending is the GM's alone
     client.force_login(player)
-    for n in range(1, len(mine) + 1):
-        html = step(client, fought, n).content.decode()
-        assert "frenzy" not in html and "Collapse" not in html, n
-    # A number the player was never given shows the moment before it (their last), never a hidden entry.
-    assert f"entry {len(mine)} of {len(mine)}" in step(client, fought, 999).content.decode()
+    for index, seq in enumerate(mine, 1):
+        html = step(client, fought, seq).content.decode()
+        assert "frenzy" not in html and "Collapse" not in html, seq
+        assert f"entry {index} of {len(mine)}" in html
+        if index < len(mine):  # "On" goes to the next seq the player may read, skipping the hidden ones
+            assert f'?at={mine[index]}"' in html
+    for seq in hidden:  # a seq shared by the GM: the player's moment before it, and the address bar says so
+        answer = step(client, fought, seq)
+        html, before = answer.content.decode(), max(s for s in mine if s < seq)
+        assert f"entry {mine.index(before) + 1} of {len(mine)}" in html, seq
+        assert answer["HX-Push-Url"] == url(fought, before)
+        assert "Collapse" not in html and "frenzy" not in html
+    # The same seq is the same moment for both: the GM's and the player's replays name the same log line.
+    shared = mine[len(mine) // 2]
+    player_line = re.search(r"<strong>(.*?)</strong>", step(client, fought, shared).content.decode()).group(1)
     client.force_login(gm)
-    assert "Collapse" in step(client, fought, 2).content.decode()
+    gm_html = step(client, fought, shared).content.decode()
+    assert f"<strong>{player_line}</strong>" in gm_html
+    assert "Collapse" in step(client, fought, hidden[0]).content.decode()
+
+
+def test_the_slider_goes_through_a_players_own_entries_and_names_each_by_its_seq(fought, client, player):
+    """The slider counts the viewer's entries (so a player's never stops on a seq hidden from them); the address
+    bar then names the moment by its seq, as every link does."""
+    mine = [m.seq for m in replay.moments(fought, show_all=False)[0]]
+    client.force_login(player)
+    for index, seq in enumerate(mine, 1):
+        answer = client.get(url(fought) + f"?entry={index}", headers={"HX-Request": "true", "HX-Target": "replay"})
+        html = answer.content.decode()
+        assert f"entry {index} of {len(mine)}" in html and f'max="{len(mine)}" value="{index}"' in html
+        assert answer["HX-Push-Url"] == url(fought, seq)
+    assert f"entry {len(mine)} of" in step(client, fought, "").content.decode()
+    sliding = client.get(url(fought) + "?entry=soon", headers={"HX-Request": "true", "HX-Target": "replay"})
+    assert "That is not a moment of this log; here is its last one." in sliding.content.decode()
 
 
 def test_a_moment_that_is_not_a_number_gets_a_sentence_and_the_last_moment(fought, client, player):

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from combat import services
+from combat import replay, services
 from combat.models import ShareLink
 from tests.combat.test_review import fought  # noqa: F401  (fixture)
 
@@ -47,10 +47,16 @@ def test_anyone_with_the_link_reads_the_review_as_players_saw_it(ended, client, 
         assert secret not in html
     assert '<form method="post"' not in html and "csrfmiddlewaretoken" not in html  # nothing to send
     assert "Export" not in html and "Share this review" not in html
-    # Its replay steps too, counted as players count their entries.
-    step = stranger.get(the_link(ended) + "?at=2", headers={"HX-Request": "true", "HX-Target": "section#replay"})
-    assert step.status_code == 200 and "entry 2 of" in step.content.decode()
-    assert not any(secret in step.content.decode() for secret in GM_ONLY)
+    # Its replay steps too, by the log's seq as every link names a moment: the GM-only ones (hidden however
+    # the log is revealed to the campaign) show the players' moment before them.
+    theirs = [m.seq for m in replay.moments(ended, show_all=False)[0]]
+    assert len(theirs) < ended.version
+    htmx = {"HX-Request": "true", "HX-Target": "section#replay"}
+    for seq in range(1, ended.version + 1):
+        step = stranger.get(f"{the_link(ended)}?at={seq}", headers=htmx)
+        shown = max([s for s in theirs if s <= seq] or theirs[:1])
+        assert step.status_code == 200 and f"entry {theirs.index(shown) + 1} of {len(theirs)}" in step.content.decode()
+        assert not any(secret in step.content.decode() for secret in GM_ONLY), seq
 
 
 def test_a_revoked_an_expired_or_an_unknown_link_is_not_found(ended, client, gm):

@@ -78,13 +78,12 @@ def test_burn_bryte_highlights_for_the_gm(fought):  # noqa: F811
     assert _stories(fought, True).no_luck == ""
 
 
-def test_a_players_highlights_leak_nothing_and_count_their_own_moments(fought, client, player, gm):  # noqa: F811
+def test_a_players_highlights_leak_nothing_and_link_the_same_moments(fought, client, player, gm):  # noqa: F811
     """Issue 20: "a player and a spectator never see a GM-only fact in the replay, highlights" — Nivick's health is
-    the GM's to know (no closest call of his for players) and the GM-only Collapse entry is not one of a player's
-    moments, so every later moment is numbered one lower."""
+    the GM's to know (no closest call of his for players); a player's moment is the log's seq, as the GM's is."""
     h = _highlights(fought, False)
     assert h["The closest call"].text == "Luwe came down to 2 Health Levels and was still standing at the end."
-    assert h["The biggest hit"].moment == _seq(fought, "advantage_spent") - 1
+    assert h["The biggest hit"].moment == _seq(fought, "advantage_spent")
     url = reverse("encounter_log", args=[fought.campaign_id, fought.pk])
     client.force_login(player)
     page = html.unescape(client.get(url).content.decode())

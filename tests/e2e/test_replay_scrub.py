@@ -168,9 +168,10 @@ def check_table(page, fight, gm):
     replay = page.locator("#replay")
     where = replay.locator(".moment .where").inner_text()
     index, count = (int(n) for n in re.search(r"entry (\d+) of (\d+)", where).groups())
-    number = int(page.locator("#replay-at").input_value())
-    seq = number if gm else players[number - 1]
-    assert number == (seq if gm else index)
+    assert int(page.locator("#replay-at").input_value()) == index  # the slider counts the viewer's entries
+    seq = ([item.seq for item in log] if gm else players)[index - 1]
+    if "?" in page.url:  # a moment asked for by its URL or a step: the address bar names it by its log seq
+        expect(page).to_have_url(re.compile(rf"\?at={seq}(#replay)?$"))
     state = state_at(model, initial, log, seq)
     heading, rows, never = expected(model, state, gm, ended=index == count)
     table = replay.locator(".replay-table")
@@ -232,9 +233,11 @@ def test_scrub_a_finished_fight_and_check_each_moment_against_its_replay(daphne_
         check_table(page, fight, gm)
     else:
         expect(round_on).to_have_attribute("aria-disabled", "true")
-    # Every moment by its own URL: the GM's are the log's seqs, a player's count 1, 2, 3 ... their own entries.
-    for n, number in enumerate(moments if gm else range(1, count + 1), 1):
-        page.goto(f"{url}?at={number}")
+    # Every moment by its own URL, the log's seq for everyone: a seq a player may not read (one the GM shares)
+    # shows their moment before it.
+    for item in log:
+        page.goto(f"{url}?at={item.seq}")
+        n = max(1, len([seq for seq in moments if seq <= item.seq]))
         expect(where).to_contain_text(f"entry {n} of {count}")
         check_table(page, fight, gm)
 
@@ -253,7 +256,7 @@ def test_no_moment_highlight_chart_or_recap_shows_a_player_or_a_share_link_a_gm_
     """Every moment of the replay, the page's stories, highlights and charts ("The numbers" tables are in its HTML),
     for a player and through a share link opened without an account; the History page and its recap for the player.
     The GM's page of the same fight holds some of the secrets. The share link, once revoked, answers 404."""
-    campaign, pk, *_, players = fight_log(daphne_server, name)
+    campaign, pk, *_, log, players = fight_log(daphne_server, name)
     url = f"{daphne_server}/campaigns/{campaign}/encounters/{pk}/log/"
     gm = phone(viewport={"width": 1366, "height": 900})
     log_in(gm, daphne_server, "gm")
@@ -270,11 +273,12 @@ def test_no_moment_highlight_chart_or_recap_shows_a_player_or_a_share_link_a_gm_
         page.goto(base)
         expect(page.locator("#replay .moment .where")).to_contain_text(f"of {len(players)}")
         assert not leaks(page.content()), f"{who}'s review of {name} shows {leaks(page.content())}"
-        for n in range(1, len(players) + 1):  # every moment, as the replay's own step requests it
-            step = page.request.get(f"{base}?at={n}", headers={"HX-Request": "true", "HX-Target": "section#replay"})
-            body = step.text()
-            assert step.ok and f"entry {n} of {len(players)}" in body, (who, n)
-            assert not leaks(body), f"{who}'s moment {n} of {name} shows {leaks(body)}"
+        for item in log:  # every seq, GM-only ones too (a GM's link), as the replay's own step requests it
+            htmx = {"HX-Request": "true", "HX-Target": "section#replay"}
+            step = page.request.get(f"{base}?at={item.seq}", headers=htmx)
+            body, n = step.text(), max(1, len([seq for seq in players if seq <= item.seq]))
+            assert step.ok and f"entry {n} of {len(players)}" in body, (who, item.seq)
+            assert not leaks(body), f"{who}'s moment at seq {item.seq} of {name} shows {leaks(body)}"
     player.goto(f"{daphne_server}/campaigns/{campaign}/archive/")
     expect(player.get_by_role("heading", name="History", level=1)).to_be_visible()
     assert not leaks(player.content()), f"ana's History shows {leaks(player.content())}"

@@ -68,9 +68,11 @@ def test_a_player_steps_through_the_replay_on_a_phone(daphne_server, phone):
     expect(where).to_contain_text("Round 1 · entry")
     count = int(where.inner_text().rsplit(" of ", 1)[1])
     expect(where).to_contain_text(f"entry {count} of {count}")  # the last moment first
-    replay.get_by_role("link", name="Back one entry").tap()
+    back = replay.get_by_role("link", name="Back one entry")
+    seq = re.search(r"\?at=(\d+)", back.get_attribute("href")).group(1)  # the log's seq, hers or the GM's alike
+    back.tap()
     expect(where).to_contain_text(f"entry {count - 1} of {count}")
-    expect(page).to_have_url(re.compile(rf"\?at={count - 1}$"))
+    expect(page).to_have_url(re.compile(rf"\?at={seq}$"))
     replay.get_by_role("link", name="First entry").tap()
     expect(where).to_contain_text(f"entry 1 of {count}")
     expect(replay.get_by_role("link", name="Back one entry")).to_have_attribute("aria-disabled", "true")  # the start
@@ -83,6 +85,62 @@ def test_a_player_steps_through_the_replay_on_a_phone(daphne_server, phone):
     page.keyboard.press("ArrowRight")
     expect(where).to_contain_text(f"entry 2 of {count}")
     assert campaign
+
+
+@pytest.mark.parametrize("who", ["gm", "ana"])
+def test_pressing_on_with_the_keyboard_keeps_stepping(daphne_server, phone, who):
+    """ "Keyboard ... friendly": after a step the focus stays on the control pressed, so Enter pressed again on
+    "On" steps on again."""
+    page = phone(viewport={"width": 360, "height": 740})
+    log_in(page, daphne_server, who)
+    open_log(page, daphne_server, "Ambush at the derelict relay")
+    where = page.locator("#replay .moment .where")
+    page.locator("#replay").get_by_role("link", name="First entry").click()
+    expect(where).to_contain_text("entry 1 of")
+    on = page.locator("#replay").get_by_role("link", name="On one entry")
+    on.focus()
+    for moment in (2, 3, 4):
+        page.keyboard.press("Enter")
+        expect(where).to_contain_text(f"entry {moment} of")
+        expect(page.locator("#replay").get_by_role("link", name="On one entry")).to_be_focused()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_review_prints_black_on_white_without_its_controls(daphne_server, phone, scheme):
+    """ "Charts ... print well": on paper the moment and its table, the summary and the charts with their numbers
+    (shut under "The numbers" on screen); no steps, slider, forms, share, watch or export cards, nor the site's
+    bar; black on white even in dark mode."""
+    page = phone(viewport={"width": 1366, "height": 900}, color_scheme=scheme)
+    log_in(page, daphne_server, "gm")
+    campaign = page.url
+    for encounter in FIGHTS:  # a fight with dice rolled, so with charts
+        page.goto(campaign)
+        open_log(page, daphne_server, encounter)
+        if page.locator("table.chart-data").count():
+            break
+    numbers = page.locator("table.chart-data").first
+    expect(numbers).to_be_hidden()  # on screen, shut
+    page.emulate_media(media="print", color_scheme=scheme)
+    for shown in ("#replay .moment", "#replay .replay-table", "table.summary", "figure.chart-figure"):
+        expect(page.locator(shown).first).to_be_visible()
+    expect(numbers).to_be_visible()
+    expect(page.get_by_text("The numbers").first).to_be_hidden()
+    for hidden in (".topbar", "#replay .scrubber", "#replay-at", "form", "section.share", "section.exports"):
+        assert page.locator(hidden).count(), hidden
+        for i in range(page.locator(hidden).count()):
+            expect(page.locator(hidden).nth(i)).to_be_hidden()
+    colours = page.evaluate(
+        """() => [document.body, document.querySelector('h1'), document.querySelector('#replay'),
+                  document.querySelector('table.chart-data td')].map(el => {
+            const style = getComputedStyle(el);
+            return [style.color, style.backgroundColor];
+        })"""
+    )
+    white, black = "rgb(255, 255, 255)", "rgb(0, 0, 0)"
+    assert colours[0] == [black, white], colours
+    assert all(colour == black for colour, _ in colours), colours
+    assert colours[2][1] == white, colours  # a card: white too
+    page.pdf(path=f"/tmp/review-print-{scheme}.pdf")
 
 
 def test_a_friend_without_an_account_opens_a_share_link_on_a_phone_until_it_is_revoked(daphne_server, phone):
