@@ -233,7 +233,7 @@ def test_a_players_charts_add_up_only_the_entries_the_player_can_read(campaign, 
             (
                 player,
                 "skill_roll",
-                {"actor": L, "skill": "Melee", "intent": "attack", "target": N, "damage": 2},
+                {"actor": L, "skill": "Melee", "intent": "attack", "target": N, "extra_damage": 1},
                 (4, 1),
             ),
             (player, "end_turn", {"actor": L}, ()),
