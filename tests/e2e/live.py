@@ -215,28 +215,42 @@ def reviews_keep_gm_secrets(gm, phones, encounter_url, encounter_name, secrets):
     expect(gm.locator("#timeline li").first).to_be_visible()
     html = gm.content()
     assert [s for s in secrets if s in html], f"none of {secrets} is on the GM's log: nothing to keep from players"
+    entries = moments(gm)  # the GM reads every entry: the log's seqs run 1..entries
     for who, page in phones.items():
         page.goto(encounter_url)
         page.get_by_role("link", name="log and charts").click()
         expect(page.locator("#timeline li").first).to_be_visible()
         shows_no_gm_secrets(page, who, secrets)
-        replay_keeps_gm_secrets(page, who, secrets)
+        replay_keeps_gm_secrets(page, who, secrets, entries)
         page.goto(campaign_url + "archive/")
         expect(page.get_by_role("link", name=encounter_name)).to_be_visible()
         shows_no_gm_secrets(page, who, secrets)
 
 
-def replay_keeps_gm_secrets(page, who, secrets):
-    """No moment of the replay on `page` (the review page) shows any of `secrets`: each asked for as the scrubber's
-    steps ask (htmx, the replay alone)."""
-    count = int(page.locator("#replay .moment .where").inner_text().rsplit(" of ", 1)[1])
+def moments(page) -> int:
+    """How many moments the replay on `page` (the review page) has for its viewer."""
+    return int(page.locator("#replay .moment .where").inner_text().rsplit(" of ", 1)[1])
+
+
+def replay_keeps_gm_secrets(page, who, secrets, seqs):
+    """No moment of the replay on `page` (the review page) shows any of `secrets`, asked for as the scrubber asks
+    (htmx, the replay alone): each of the viewer's moments by its place (the slider's `?entry=`), and every seq of
+    the log, 1..`seqs`, by its URL (`?at=`), the GM-only ones included (those show the moment before them)."""
+    count = moments(page)
     path = page.url.split("?")[0].split("#")[0]
+    htmx = {"HX-Request": "true", "HX-Target": "section#replay"}
     for n in range(1, count + 1):
-        step = page.request.get(f"{path}?at={n}", headers={"HX-Request": "true", "HX-Target": "section#replay"})
+        step = page.request.get(f"{path}?entry={n}", headers=htmx)
         body = step.text()
         assert step.ok and f"entry {n} of {count}" in body, f"{who}: moment {n} of {path} did not open"
         shown = [secret for secret in secrets if secret in body]
         assert not shown, f"{who}'s moment {n} of {path} shows {shown}"
+    for seq in range(1, seqs + 1):
+        step = page.request.get(f"{path}?at={seq}", headers=htmx)
+        body = step.text()
+        assert step.ok and f" of {count}" in body, f"{who}: seq {seq} of {path} did not open"
+        shown = [secret for secret in secrets if secret in body]
+        assert not shown, f"{who}'s view of seq {seq} of {path} shows {shown}"
 
 
 def log_has(page, text):
