@@ -166,7 +166,7 @@ MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "config.storage.MinifiedManifestStaticFilesStorage"},
 }
 WHITENOISE_KEEP_ONLY_HASHED_FILES = False
 

@@ -77,3 +77,21 @@ def test_static_files_are_hashed_compressed_and_cached_for_long(served):
 def test_campaign_pages_need_a_login(served):
     status, _, body = _get(served + "/campaigns/1/")
     assert status == 200 and b"Log in" in body  # redirected to the login page
+
+
+def test_our_scripts_are_served_without_their_comments_and_still_work(served):
+    """A phone loads Fray's scripts minified (config/storage.py); the vendored htmx exactly as shipped."""
+    _, _, body = _get(served + "/accounts/login/")
+    page = body.decode()
+
+    def script(source):
+        folder, name = source.rsplit("/", 1)
+        start = page.index(f"/static/{folder}/{name.removesuffix('.js')}.")
+        return _get(served + page[start : page.index('"', start)])[2]
+
+    assert script("vendor/htmx/htmx.min.js") == (ROOT / "static/vendor/htmx/htmx.min.js").read_bytes()
+    written = (ROOT / "static/js/copy-field.js").read_text()
+    shipped = script("js/copy-field.js").decode()
+    assert written.startswith("// Read-only fields to copy") and "Read-only fields" not in shipped
+    assert len(shipped) < 0.7 * len(written)
+    assert 'field.classList.contains("copy")' in shipped and "field.select()" in shipped  # the code is all there
