@@ -75,6 +75,19 @@ def _fresh_cache(settings):
 
 
 @pytest.fixture(autouse=True)
+def _fresh_channel_layer():
+    """Every test gets a channel layer object of its own. Each async test runs on an event loop of its own, and a
+    Redis layer keeps asyncio locks for its receivers across calls: a test whose loop closed while the hub's reader
+    (combat.hub) waited in receive() left such a lock taken and bound to that dead loop, and the next test's sockets
+    failed with "bound to a different event loop". A server has one loop for its whole life; tests have many."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
 def _axes_reset(db):
     from axes.utils import reset
 
