@@ -34,11 +34,12 @@
       } catch (e) { /* no way to show one in this browser */ }
     }
     if (!worker) return direct();
-    navigator.serviceWorker.getRegistration("/").then(function (registration) {
-      if (!registration) return direct();
-      return navigator.serviceWorker.ready.then(function (ready) {  // once it runs, if it is still starting
-        return ready.showNotification(title, options);
-      });
+    // register() hands back the registration there is, or makes it (a turn can come a moment after the player
+    // allowed notifications, before the worker is in place); ready waits until it runs
+    navigator.serviceWorker.register("/sw.js").then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (ready) {
+      return ready.showNotification(title, options);
     }).catch(direct);
   }
   window.frayNotifyTurn = notifyTurn;
